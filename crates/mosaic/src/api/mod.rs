@@ -1,0 +1,9 @@
+//! Layer 7 — the Rust API: [`Heap`], [`Mutator`], [`Stats`].
+
+mod heap;
+mod mutator;
+mod stats;
+
+pub use heap::Heap;
+pub use mutator::Mutator;
+pub use stats::{PoolStats, Stats};

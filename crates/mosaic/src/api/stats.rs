@@ -1,0 +1,158 @@
+//! Heap statistics, in the spirit of Ruby's `GC.stat` / `GC.stat_heap`.
+
+use std::fmt;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use crate::collect::{Distribution, GcCounters, HeapCore};
+use crate::embedder::Embedder;
+use crate::os::rss_bytes;
+use crate::pool::Decision;
+use crate::space::{LargeStats, PAGE_SIZE};
+
+/// A snapshot of a heap's statistics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stats {
+    /// Collections so far.
+    pub collections: u64,
+    /// Total time spent marking.
+    pub mark_time: Duration,
+    /// Total time spent sweeping (in pauses and lazily in allocation slow paths).
+    pub sweep_time: Duration,
+    /// Every stop-the-world pause.
+    pub pauses: Distribution,
+    /// Every lazy sweep step an allocation took.
+    pub sweep_steps: Distribution,
+    /// Objects marked by the last collection (the live objects it found).
+    pub last_marked: u64,
+    /// One entry per size pool.
+    pub pools: Vec<PoolStats>,
+    pub large: LargeStats,
+    /// Heap memory touched since its last decommit (pages in use or cached).
+    pub committed_bytes: usize,
+    /// The heap's maximum size.
+    pub max_heap: usize,
+    /// Resident set size of the whole process.
+    pub rss_bytes: usize,
+}
+
+/// Statistics of one size pool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolStats {
+    pub slot_size: usize,
+    /// Pages the pool holds.
+    pub pages: usize,
+    /// Of those, pages not yet swept since the last collection.
+    pub unswept_pages: usize,
+    /// Pages the pool may hold before it asks for a collection.
+    pub budget_pages: usize,
+    /// How the growth policy last set the budget.
+    pub last_decision: Decision,
+    /// Slots allocated now (handed out minus freed; garbage on unswept pages
+    /// counts until swept).
+    pub live_slots: u64,
+    /// Free slots on the pool's pages.
+    pub free_slots: u64,
+    /// Slots handed out since the heap was created.
+    pub allocated_total: u64,
+    /// Slots freed since the heap was created.
+    pub freed_total: u64,
+    /// Live and free slots found by the last completed sweep cycle.
+    pub last_sweep_live: usize,
+    pub last_sweep_free: usize,
+    /// Longest lazy sweep step taken while allocating from this pool.
+    pub longest_sweep_step: Duration,
+}
+
+impl Stats {
+    pub(crate) fn collect<E: Embedder>(core: &HeapCore<E>) -> Stats {
+        let c = &core.counters;
+        let pools = core
+            .pools
+            .iter()
+            .map(|p| {
+                let (pages, unswept, budget, decision, k) = p.snapshot();
+                let live = k.allocated_total.saturating_sub(k.freed_total);
+                PoolStats {
+                    slot_size: p.slot_size,
+                    pages,
+                    unswept_pages: unswept,
+                    budget_pages: budget,
+                    last_decision: decision,
+                    live_slots: live,
+                    free_slots: ((pages * p.slots_per_page) as u64).saturating_sub(live),
+                    allocated_total: k.allocated_total,
+                    freed_total: k.freed_total,
+                    last_sweep_live: k.last_live,
+                    last_sweep_free: k.last_free,
+                    longest_sweep_step: k.longest_sweep_step,
+                }
+            })
+            .collect();
+        Stats {
+            collections: c.collections.load(Relaxed),
+            mark_time: Duration::from_nanos(c.mark_ns.load(Relaxed)),
+            sweep_time: Duration::from_nanos(c.sweep_ns.load(Relaxed)),
+            pauses: GcCounters::distribution(&c.pauses),
+            sweep_steps: GcCounters::distribution(&c.sweep_steps),
+            last_marked: c.last_marked.load(Relaxed),
+            pools,
+            large: core.large.stats(&core.table),
+            committed_bytes: core.resource.committed_pages() * PAGE_SIZE,
+            max_heap: core.table.capacity(),
+            rss_bytes: rss_bytes(),
+        }
+    }
+
+    /// Live objects in size pools plus large objects (exact after a
+    /// collection followed by `finish_sweep`).
+    pub fn live_objects(&self) -> u64 {
+        self.pools.iter().map(|p| p.live_slots).sum::<u64>() + self.large.objects as u64
+    }
+
+    /// Pages held by size pools.
+    pub fn pool_pages(&self) -> usize {
+        self.pools.iter().map(|p| p.pages).sum()
+    }
+
+    /// The longest lazy sweep step of any pool.
+    pub fn longest_sweep_step(&self) -> Duration {
+        self.pools
+            .iter()
+            .map(|p| p.longest_sweep_step)
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// A one-line human summary.
+    pub fn summary(&self) -> String {
+        self.to_string()
+    }
+}
+
+fn mib(b: usize) -> f64 {
+    b as f64 / (1 << 20) as f64
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "mosaic: {} GCs, pause p50 {:.3?} p99 {:.3?} max {:.3?}, mark {:.3?}, sweep {:.3?} (longest step {:.3?}), \
+             {} live objects, {} pool pages + {} large objects, committed {:.1} MiB of {:.0} MiB max, RSS {:.1} MiB",
+            self.collections,
+            self.pauses.p50,
+            self.pauses.p99,
+            self.pauses.max,
+            self.mark_time,
+            self.sweep_time,
+            self.longest_sweep_step(),
+            self.live_objects(),
+            self.pool_pages(),
+            self.large.objects,
+            mib(self.committed_bytes),
+            mib(self.max_heap),
+            mib(self.rss_bytes),
+        )
+    }
+}

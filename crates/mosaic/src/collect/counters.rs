@@ -1,0 +1,80 @@
+//! Counters the collector and the allocation slow path update, read by stats.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use parking_lot::Mutex;
+
+/// Running totals for one heap.
+pub struct GcCounters {
+    pub collections: AtomicU64,
+    pub mark_ns: AtomicU64,
+    pub sweep_ns: AtomicU64,
+    pub last_marked: AtomicU64,
+    /// Every stop-the-world pause, in nanoseconds.
+    pub pauses: Mutex<Histogram<u64>>,
+    /// Every lazy sweep step taken in an allocation slow path, in nanoseconds.
+    pub sweep_steps: Mutex<Histogram<u64>>,
+}
+
+/// A distribution summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Distribution {
+    pub count: u64,
+    pub total: Duration,
+    pub p50: Duration,
+    pub p99: Duration,
+    pub max: Duration,
+}
+
+impl Default for GcCounters {
+    fn default() -> Self {
+        let h = || Mutex::new(Histogram::new(3).expect("3 significant digits is valid"));
+        GcCounters {
+            collections: AtomicU64::new(0),
+            mark_ns: AtomicU64::new(0),
+            sweep_ns: AtomicU64::new(0),
+            last_marked: AtomicU64::new(0),
+            pauses: h(),
+            sweep_steps: h(),
+        }
+    }
+}
+
+fn nanos(d: Duration) -> u64 {
+    d.as_nanos().min(u64::MAX as u128) as u64
+}
+
+impl GcCounters {
+    pub fn add_sweep(&self, d: Duration) {
+        self.sweep_ns.fetch_add(nanos(d), Relaxed);
+    }
+
+    pub fn record_sweep_step(&self, d: Duration) {
+        self.add_sweep(d);
+        self.sweep_steps.lock().saturating_record(nanos(d).max(1));
+    }
+
+    pub fn record_pause(&self, d: Duration) {
+        self.pauses.lock().saturating_record(nanos(d).max(1));
+    }
+
+    pub fn distribution(h: &Mutex<Histogram<u64>>) -> Distribution {
+        let h = h.lock();
+        if h.is_empty() {
+            return Distribution::default();
+        }
+        let total: u64 = h
+            .iter_recorded()
+            .map(|v| v.value_iterated_to() * v.count_at_value())
+            .sum();
+        Distribution {
+            count: h.len(),
+            total: Duration::from_nanos(total),
+            p50: Duration::from_nanos(h.value_at_quantile(0.5)),
+            p99: Duration::from_nanos(h.value_at_quantile(0.99)),
+            max: Duration::from_nanos(h.max()),
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Heap configuration: every knob, its default, and its environment variable.
+//!
+//! | field | default | variable | meaning |
+//! |---|---|---|---|
+//! | `max_heap` | 4 GiB | `MOSAIC_MAX_HEAP` | address space reserved; the heap (small pages + large objects) never exceeds it. Accepts `K`/`M`/`G` suffixes |
+//! | `size_classes` | `Mosaic` | `MOSAIC_SIZE_CLASSES` | `mosaic` (16 B granules to 128 B, then 4 per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640), or a comma list |
+//! | `initial_slots` | 10 000 | `MOSAIC_INITIAL_SLOTS` | slots each pool may hold before its first collection (at least one page, at most 4 MiB per pool) |
+//! | `growth_factor` | 1.8 | `MOSAIC_GROWTH_FACTOR` | a churning pool short of free slots multiplies its page budget by this |
+//! | `growth_max` | 64 MiB | `MOSAIC_GROWTH_MAX` | most bytes one growth step may add to a pool (0: unbounded) |
+//! | `free_min_ratio` | 0.20 | `MOSAIC_FREE_MIN` | below this free-slot ratio after sweeping, a churning pool grows |
+//! | `free_goal_ratio` | 0.40 | `MOSAIC_FREE_GOAL` | free ratio a shrinking pool aims for |
+//! | `free_max_ratio` | 0.65 | `MOSAIC_FREE_MAX` | above this free ratio a pool's budget shrinks and spare pages are decommitted |
+//! | `stable_ratio` | 0.10 | `MOSAIC_STABLE_RATIO` | a pool that handed out fewer than this fraction of its slots since the last collection is *stable* and may run full without growing |
+//! | `large_initial` | 16 MiB | `MOSAIC_LARGE_INITIAL` | large-object bytes allocated before the first collection; later `live × (growth_factor − 1)` |
+//! | `lazy_sweep` | true | `MOSAIC_LAZY_SWEEP` | sweep pages on demand after a pause (false: sweep everything inside the pause) |
+//! | `sweep_step_pages` | 4 | `MOSAIC_SWEEP_STEP` | pages an allocation may sweep looking for space before taking a fresh page (while the pool is under budget) |
+//! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one |
+//! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
+
+use crate::error::Error;
+use crate::pool::{GrowthPolicy, SizeClasses};
+use crate::space::PAGE_SIZE;
+
+/// Which size-class table a heap uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeClassPreset {
+    /// 16-byte granules to 128 B, then four classes per doubling to 8 KiB.
+    Mosaic,
+    /// Ruby's five size pools: 40, 80, 160, 320, 640 bytes.
+    Ruby,
+    /// An explicit ascending list of slot sizes (multiples of 8, 16 B to 16 KiB).
+    Custom(Vec<usize>),
+}
+
+/// Heap configuration. Build with `Config::default()` (or
+/// [`Config::from_env`]) and adjust fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub max_heap: usize,
+    pub size_classes: SizeClassPreset,
+    pub initial_slots: usize,
+    pub growth_factor: f64,
+    pub growth_max: usize,
+    pub free_min_ratio: f64,
+    pub free_goal_ratio: f64,
+    pub free_max_ratio: f64,
+    pub stable_ratio: f64,
+    pub large_initial: usize,
+    pub lazy_sweep: bool,
+    pub sweep_step_pages: usize,
+    pub verify: bool,
+    pub stress: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_heap: 4 << 30,
+            size_classes: SizeClassPreset::Mosaic,
+            initial_slots: 10_000,
+            growth_factor: 1.8,
+            growth_max: 64 << 20,
+            free_min_ratio: 0.20,
+            free_goal_ratio: 0.40,
+            free_max_ratio: 0.65,
+            stable_ratio: 0.10,
+            large_initial: 16 << 20,
+            lazy_sweep: true,
+            sweep_step_pages: 4,
+            verify: false,
+            stress: 0,
+        }
+    }
+}
+
+impl Config {
+    /// The defaults, overridden by any `MOSAIC_*` environment variable set.
+    pub fn from_env() -> Result<Config, Error> {
+        Config::default().with_env()
+    }
+
+    /// Overrides fields from `MOSAIC_*` environment variables.
+    pub fn with_env(self) -> Result<Config, Error> {
+        self.with_vars(|k| std::env::var(k).ok())
+    }
+
+    /// Overrides fields from a variable lookup (testable without touching the environment).
+    pub fn with_vars(mut self, get: impl Fn(&str) -> Option<String>) -> Result<Config, Error> {
+        fn bad(var: &str, v: &str, what: &str) -> Error {
+            Error::Config(format!("{var}={v:?}: expected {what}"))
+        }
+        macro_rules! take {
+            ($var:literal, $field:expr, $parse:expr, $what:literal) => {
+                if let Some(v) = get($var) {
+                    $field = $parse(v.trim()).ok_or_else(|| bad($var, &v, $what))?;
+                }
+            };
+        }
+        take!(
+            "MOSAIC_MAX_HEAP",
+            self.max_heap,
+            parse_bytes,
+            "a size like 512M or 4G"
+        );
+        take!(
+            "MOSAIC_INITIAL_SLOTS",
+            self.initial_slots,
+            |s: &str| s.parse().ok(),
+            "a slot count"
+        );
+        take!(
+            "MOSAIC_GROWTH_FACTOR",
+            self.growth_factor,
+            |s: &str| s.parse().ok(),
+            "a number"
+        );
+        take!("MOSAIC_GROWTH_MAX", self.growth_max, parse_bytes, "a size");
+        take!(
+            "MOSAIC_FREE_MIN",
+            self.free_min_ratio,
+            |s: &str| s.parse().ok(),
+            "a ratio"
+        );
+        take!(
+            "MOSAIC_FREE_GOAL",
+            self.free_goal_ratio,
+            |s: &str| s.parse().ok(),
+            "a ratio"
+        );
+        take!(
+            "MOSAIC_FREE_MAX",
+            self.free_max_ratio,
+            |s: &str| s.parse().ok(),
+            "a ratio"
+        );
+        take!(
+            "MOSAIC_STABLE_RATIO",
+            self.stable_ratio,
+            |s: &str| s.parse().ok(),
+            "a ratio"
+        );
+        take!(
+            "MOSAIC_LARGE_INITIAL",
+            self.large_initial,
+            parse_bytes,
+            "a size"
+        );
+        take!("MOSAIC_LAZY_SWEEP", self.lazy_sweep, parse_bool, "0 or 1");
+        take!(
+            "MOSAIC_SWEEP_STEP",
+            self.sweep_step_pages,
+            |s: &str| s.parse().ok(),
+            "a page count"
+        );
+        take!("MOSAIC_VERIFY", self.verify, parse_bool, "0 or 1");
+        take!(
+            "MOSAIC_STRESS",
+            self.stress,
+            |s: &str| s.parse().ok(),
+            "an allocation count"
+        );
+        take!(
+            "MOSAIC_SIZE_CLASSES",
+            self.size_classes,
+            parse_preset,
+            "mosaic, ruby or a comma list of sizes"
+        );
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// Checks every value; the error names the field and the allowed range.
+    pub fn validate(&self) -> Result<(), Error> {
+        let err = |m: String| Err(Error::Config(m));
+        if self.max_heap < PAGE_SIZE || self.max_heap > 1 << 40 {
+            return err(format!(
+                "max_heap {} must be between 64 KiB and 1 TiB",
+                self.max_heap
+            ));
+        }
+        if !(self.growth_factor >= 1.0 && self.growth_factor <= 16.0) {
+            return err(format!(
+                "growth_factor {} must be between 1 and 16",
+                self.growth_factor
+            ));
+        }
+        let (a, b, c) = (
+            self.free_min_ratio,
+            self.free_goal_ratio,
+            self.free_max_ratio,
+        );
+        if !(0.0 < a && a < b && b < c && c < 1.0) {
+            return err(format!(
+                "need 0 < free_min_ratio ({a}) < free_goal_ratio ({b}) < free_max_ratio ({c}) < 1"
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.stable_ratio) {
+            return err(format!(
+                "stable_ratio {} must be between 0 and 1",
+                self.stable_ratio
+            ));
+        }
+        if self.sweep_step_pages == 0 {
+            return err("sweep_step_pages must be at least 1".into());
+        }
+        self.classes().map(|_| ()).map_err(Error::Config)
+    }
+
+    /// The size-class table this configuration selects.
+    pub fn classes(&self) -> Result<SizeClasses, String> {
+        match &self.size_classes {
+            SizeClassPreset::Mosaic => Ok(SizeClasses::mosaic_default()),
+            SizeClassPreset::Ruby => Ok(SizeClasses::ruby()),
+            SizeClassPreset::Custom(v) => SizeClasses::new(v),
+        }
+    }
+
+    /// The growth policy's knobs.
+    pub fn growth_policy(&self) -> GrowthPolicy {
+        GrowthPolicy {
+            initial_slots: self.initial_slots,
+            factor: self.growth_factor,
+            max_growth_bytes: self.growth_max,
+            free_min: self.free_min_ratio,
+            free_goal: self.free_goal_ratio,
+            free_max: self.free_max_ratio,
+            stable_ratio: self.stable_ratio,
+        }
+    }
+}
+
+/// Parses `123`, `64K`, `512M`, `4G` (also `KiB`/`MB`-style suffixes).
+pub fn parse_bytes(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let n: usize = s[..digits].parse().ok()?;
+    let shift = match s[digits..].trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1 << shift)
+}
+
+fn parse_bool(s: &str) -> Option<bool> {
+    match s.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_preset(s: &str) -> Option<SizeClassPreset> {
+    match s.to_ascii_lowercase().as_str() {
+        "mosaic" | "default" => Some(SizeClassPreset::Mosaic),
+        "ruby" => Some(SizeClassPreset::Ruby),
+        list => list
+            .split(',')
+            .map(|x| x.trim().parse().ok())
+            .collect::<Option<Vec<usize>>>()
+            .map(SizeClassPreset::Custom),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let m: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| m.get(k).cloned()
+    }
+
+    #[test]
+    fn environment_overrides_defaults() {
+        let c = Config::default()
+            .with_vars(vars(&[
+                ("MOSAIC_MAX_HEAP", "256M"),
+                ("MOSAIC_SIZE_CLASSES", "ruby"),
+                ("MOSAIC_VERIFY", "1"),
+                ("MOSAIC_STRESS", "100"),
+                ("MOSAIC_GROWTH_FACTOR", "2.5"),
+                ("MOSAIC_LAZY_SWEEP", "off"),
+            ]))
+            .unwrap();
+        assert_eq!(c.max_heap, 256 << 20);
+        assert_eq!(c.size_classes, SizeClassPreset::Ruby);
+        assert!(c.verify && !c.lazy_sweep);
+        assert_eq!((c.stress, c.growth_factor), (100, 2.5));
+        let c = Config::default()
+            .with_vars(vars(&[("MOSAIC_SIZE_CLASSES", "16, 48,96")]))
+            .unwrap();
+        assert_eq!(c.classes().unwrap().sizes(), &[16, 48, 96]);
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let e = Config::default()
+            .with_vars(vars(&[("MOSAIC_MAX_HEAP", "lots")]))
+            .unwrap_err();
+        assert!(e.to_string().contains("MOSAIC_MAX_HEAP=\"lots\""), "{e}");
+        let e = Config::default()
+            .with_vars(vars(&[("MOSAIC_FREE_MIN", "0.9")]))
+            .unwrap_err();
+        assert!(e.to_string().contains("free_min_ratio"), "{e}");
+        let e = Config::default()
+            .with_vars(vars(&[("MOSAIC_SIZE_CLASSES", "17")]))
+            .unwrap_err();
+        assert!(e.to_string().contains("multiple of 8"), "{e}");
+    }
+
+    #[test]
+    fn byte_sizes_parse_with_suffixes() {
+        assert_eq!(parse_bytes("64K"), Some(65536));
+        assert_eq!(parse_bytes("3 GiB"), Some(3 << 30));
+        assert_eq!(parse_bytes("12"), Some(12));
+        assert_eq!(parse_bytes("12Q"), None);
+        assert_eq!(parse_bytes("99999999999T"), None);
+    }
+}

@@ -1,0 +1,44 @@
+//! Errors: every bad request gets one of these, never undefined behaviour.
+
+use std::fmt;
+
+/// Why a heap operation failed. The heap stays usable after any of them.
+#[derive(Debug)]
+pub enum Error {
+    /// The request could not be met even after a full collection: the heap
+    /// is at its maximum size.
+    OutOfMemory { requested: usize, max_heap: usize },
+    /// The request is larger than any object the heap could ever hold.
+    TooLarge { requested: usize, max: usize },
+    /// The address is not the start of an object allocated by this heap.
+    ForeignPointer { addr: usize },
+    /// An unknown bit was set in allocation flags.
+    InvalidFlags { bits: u32 },
+    /// A configuration value is out of range.
+    Config(String),
+    /// The operating system refused to reserve the heap's address range.
+    Reserve(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::OutOfMemory { requested, max_heap } => write!(
+                f,
+                "out of memory: {requested} bytes requested and the heap is full at its maximum of {max_heap} bytes \
+                 after a full collection (raise max_heap or MOSAIC_MAX_HEAP)"
+            ),
+            Error::TooLarge { requested, max } => {
+                write!(f, "object too large: {requested} bytes requested, the largest possible object is {max} bytes")
+            }
+            Error::ForeignPointer { addr } => {
+                write!(f, "foreign pointer: {addr:#x} is not the start of an object allocated by this heap")
+            }
+            Error::InvalidFlags { bits } => write!(f, "invalid allocation flags {bits:#x}"),
+            Error::Config(m) => write!(f, "invalid configuration: {m}"),
+            Error::Reserve(e) => write!(f, "cannot reserve the heap's address range: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

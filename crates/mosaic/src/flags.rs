@@ -1,0 +1,47 @@
+//! Per-allocation flags, shared by every layer.
+
+/// Flags given to an allocation. Combine with `|`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AllocFlags(u32);
+
+impl AllocFlags {
+    /// No flag.
+    pub const NONE: AllocFlags = AllocFlags(0);
+    /// The object holds no references: the collector never traces it.
+    pub const NO_POINTERS: AllocFlags = AllocFlags(1);
+    /// Call the embedder's `on_free` when the object dies.
+    pub const NEEDS_CLEANUP: AllocFlags = AllocFlags(2);
+    /// The object must never move (respected by compaction).
+    pub const PINNED: AllocFlags = AllocFlags(4);
+    const ALL: u32 = 7;
+
+    /// Flags from raw bits; `None` if an unknown bit is set.
+    pub const fn from_bits(bits: u32) -> Option<AllocFlags> {
+        if bits & !Self::ALL == 0 {
+            Some(AllocFlags(bits))
+        } else {
+            None
+        }
+    }
+
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    #[inline(always)]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    #[inline(always)]
+    pub const fn contains(self, other: AllocFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for AllocFlags {
+    type Output = AllocFlags;
+    fn bitor(self, rhs: AllocFlags) -> AllocFlags {
+        AllocFlags(self.0 | rhs.0)
+    }
+}

@@ -1,0 +1,59 @@
+//! # Mosaic — an embeddable garbage collector
+//!
+//! A runtime links Mosaic, describes where references live in its objects
+//! with an [`Embedder`] (`trace` and `roots`), and gets thread-local
+//! allocation into size pools, a mark-sweep collector with bounded lazy
+//! sweeping, and per-pool heap growth.
+//!
+//! ```
+//! use mosaic::{Config, Embedder, Heap, ObjRef, Tracer};
+//!
+//! /// Objects are pairs of references: 16 bytes, two pointer fields.
+//! struct Pairs;
+//! unsafe impl Embedder for Pairs {
+//!     fn trace<T: Tracer>(&self, obj: ObjRef, t: &mut T) {
+//!         let fields = obj.as_ptr() as *mut *mut u8;
+//!         // SAFETY: every object of this embedder is a pair.
+//!         unsafe {
+//!             t.visit(&mut *fields);
+//!             t.visit(&mut *fields.add(1));
+//!         }
+//!     }
+//!     fn roots<T: Tracer>(&self, _: &mut T) {}
+//! }
+//!
+//! let heap = Heap::new(Config::default(), Pairs).unwrap();
+//! let mut m = heap.mutator();
+//! let a = m.alloc(16).unwrap();
+//! let root = m.root(a).unwrap();
+//! m.alloc(16).unwrap(); // garbage
+//! m.collect();
+//! assert_eq!(heap.stats().last_marked, 1);
+//! assert_eq!(root.get(), Some(a));
+//! ```
+//!
+//! Layers, lowest first (see ARCHITECTURE.md): [`os`] → [`space`] → [`pool`]
+//! → [`alloc`] → [`collect`] → [`sched`] → the API ([`Heap`], [`Mutator`]).
+
+pub mod alloc;
+mod api;
+pub mod collect;
+mod config;
+mod embedder;
+mod error;
+mod flags;
+mod object;
+pub mod os;
+pub mod pool;
+pub mod sched;
+pub mod space;
+
+pub use api::{Heap, Mutator, PoolStats, Stats};
+pub use collect::{Distribution, Root};
+pub use config::{parse_bytes, Config, SizeClassPreset};
+pub use embedder::{Embedder, Tracer};
+pub use error::Error;
+pub use flags::AllocFlags;
+pub use object::ObjRef;
+pub use pool::Decision;
+pub use space::{LargeStats, PAGE_SIZE};

@@ -1,0 +1,18 @@
+//! Layer 1 — the operating system.
+//!
+//! Every `mmap`, `munmap` and `madvise` in Mosaic lives in this module. The
+//! layers above see only [`Reservation`] (one contiguous, aligned range of
+//! virtual memory that is committed lazily by first touch and decommitted with
+//! `madvise(MADV_DONTNEED)`) and [`rss_bytes`].
+//!
+//! Invariant: memory inside a reservation is readable and writable for the
+//! whole life of the reservation; decommitting never changes protection, it
+//! only gives the physical pages back, and the next touch sees zeroes. (We do
+//! not `mprotect` per page: alternating protections would split the mapping
+//! into one VMA per page and hit the kernel's map-count limit on big heaps.)
+
+mod rss;
+mod vm;
+
+pub use rss::rss_bytes;
+pub use vm::Reservation;

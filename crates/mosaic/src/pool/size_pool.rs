@@ -1,0 +1,393 @@
+//! One size pool: the pages holding slots of one size, and how a mutator
+//! gets one with free slots.
+//!
+//! The pool's lists are behind one mutex, taken once per page a mutator
+//! acquires (never per object). Sweeping happens outside the lock: a sweeper
+//! pops a page from `unswept`, owns it while sweeping, and pushes the result.
+
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use super::growth::{decide, CycleSample, Decision, GrowthPolicy};
+use super::sweep::{sweep_page, SweepResult};
+use crate::space::{PageKind, PageResource, PageTable, ReleaseBuffer, PAGE_SIZE};
+
+/// One size pool.
+pub struct SizePool {
+    pub index: usize,
+    pub slot_size: usize,
+    pub slots_per_page: usize,
+    state: Mutex<PoolState>,
+}
+
+struct PoolState {
+    /// Pages swept this cycle or acquired fresh (including mutators' current pages).
+    pages: Vec<u32>,
+    /// Pages not yet swept since the last marking.
+    unswept: Vec<u32>,
+    /// Pages of `pages` with free slots that no mutator owns.
+    available: Vec<u32>,
+    budget: usize,
+    decision: Decision,
+    /// Is a sweep cycle in progress (unswept pages remain from the last marking)?
+    sweeping: bool,
+    /// Pages held when the current cycle's marking started.
+    cycle_pages: usize,
+    cycle_live: usize,
+    cycle_free: usize,
+    /// Slots handed out since the last collection (running, then snapshotted).
+    allocated_since_gc: u64,
+    cycle_allocated: u64,
+    c: PoolCounters,
+}
+
+/// Counters of one pool, as reported in stats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolCounters {
+    /// Slots handed to mutators since the heap was created.
+    pub allocated_total: u64,
+    /// Slots freed by sweeping since the heap was created.
+    pub freed_total: u64,
+    /// Live slots found by the last completed sweep cycle.
+    pub last_live: usize,
+    /// Free slots found by the last completed sweep cycle.
+    pub last_free: usize,
+    /// Pages swept lazily or eagerly since the heap was created.
+    pub pages_swept: u64,
+    /// Empty pages given back to the page resource.
+    pub pages_released: u64,
+    /// Longest single lazy sweep step taken in a mutator's slow path.
+    pub longest_sweep_step: Duration,
+}
+
+/// Outcome of asking a pool for a page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acquired {
+    /// A page with at least one free slot, now owned by the caller.
+    Page(usize),
+    /// The pool is at its budget with nothing left to sweep: collect first.
+    NeedCollection,
+    /// The page resource has no page left (the heap is at its maximum).
+    Exhausted,
+}
+
+/// What the caller needs for sweeping: where pages are and where empty ones go.
+pub struct SweepCtx<'a> {
+    pub table: &'a PageTable,
+    pub resource: &'a PageResource,
+    pub release: &'a mut ReleaseBuffer,
+    pub on_free: &'a mut dyn FnMut(usize),
+    pub policy: &'a GrowthPolicy,
+    /// Set when some pool finished its sweep cycle during the call.
+    pub finished_cycle: bool,
+    /// Pages swept during the call.
+    pub swept: usize,
+}
+
+impl SizePool {
+    pub fn new(index: usize, slot_size: usize, policy: &GrowthPolicy) -> Self {
+        let slots_per_page = PAGE_SIZE / slot_size;
+        SizePool {
+            index,
+            slot_size,
+            slots_per_page,
+            state: Mutex::new(PoolState {
+                pages: Vec::new(),
+                unswept: Vec::new(),
+                available: Vec::new(),
+                budget: policy.initial_pages(slots_per_page),
+                decision: Decision::Initial,
+                sweeping: false,
+                cycle_pages: 0,
+                cycle_live: 0,
+                cycle_free: 0,
+                allocated_since_gc: 0,
+                cycle_allocated: 0,
+                c: PoolCounters::default(),
+            }),
+        }
+    }
+
+    /// Finds a page with free slots for a mutator: an available page, else a
+    /// lazily swept one (at most `sweep_budget` pages swept while the pool may
+    /// still grow), else a fresh page if the pool is under its budget (or
+    /// `force_grow`), else — after sweeping everything left — a collection.
+    pub fn acquire(
+        &self,
+        cx: &mut SweepCtx<'_>,
+        sweep_budget: usize,
+        force_grow: bool,
+    ) -> Acquired {
+        let mut swept_here = 0;
+        let mut must_sweep = false;
+        loop {
+            let mut st = self.state.lock();
+            if let Some(p) = st.available.pop() {
+                return Acquired::Page(p as usize);
+            }
+            let at_budget = st.pages.len() + st.unswept.len() >= st.budget && !force_grow;
+            if swept_here < sweep_budget || at_budget || must_sweep {
+                if let Some(p) = st.unswept.pop() {
+                    drop(st);
+                    swept_here += 1;
+                    let r = self.sweep_one(cx, p as usize);
+                    let mut st = self.state.lock();
+                    let finished = self.record_sweep(&mut st, cx, r);
+                    cx.finished_cycle |= finished;
+                    st.pages.push(p);
+                    if r.live < r.slots {
+                        return Acquired::Page(p as usize);
+                    }
+                    continue;
+                }
+            }
+            if at_budget {
+                return Acquired::NeedCollection;
+            }
+            drop(st);
+            match cx.resource.acquire_page(cx.table) {
+                Some(p) => {
+                    cx.table.desc(p).init_small(self.index, self.slot_size);
+                    self.state.lock().pages.push(p as u32);
+                    return Acquired::Page(p);
+                }
+                None if self.has_unswept() => must_sweep = true,
+                None => return Acquired::Exhausted,
+            }
+        }
+    }
+
+    /// Sweeps one unswept page of this pool, if any ("a little of every
+    /// pool"). Empty pages go back to the page resource. Returns whether a
+    /// page was swept.
+    pub fn sweep_step(&self, cx: &mut SweepCtx<'_>) -> bool {
+        let Some(p) = self.state.lock().unswept.pop() else {
+            return false;
+        };
+        let r = self.sweep_one(cx, p as usize);
+        let mut st = self.state.lock();
+        let finished = self.record_sweep(&mut st, cx, r);
+        cx.finished_cycle |= finished;
+        if r.live == 0 {
+            drop(st);
+            self.release_page(cx, p as usize);
+        } else {
+            st.pages.push(p);
+            if r.live < r.slots {
+                st.available.push(p);
+            }
+        }
+        true
+    }
+
+    /// Sweeps every remaining unswept page.
+    pub fn finish_sweep(&self, cx: &mut SweepCtx<'_>) {
+        while self.sweep_step(cx) {}
+    }
+
+    fn sweep_one(&self, cx: &mut SweepCtx<'_>, page: usize) -> SweepResult {
+        cx.swept += 1;
+        sweep_page(cx.table.desc(page), cx.table.page_addr(page), cx.on_free)
+    }
+
+    fn release_page(&self, cx: &mut SweepCtx<'_>, page: usize) {
+        let d = cx.table.desc(page);
+        d.clear_bitmaps();
+        d.set_kind(PageKind::Free);
+        self.state.lock().c.pages_released += 1;
+        cx.release.release(cx.resource, page);
+    }
+
+    /// Adds one page's sweep to the cycle; when it was the last unswept page,
+    /// applies the growth policy. Returns whether the cycle finished.
+    fn record_sweep(&self, st: &mut PoolState, cx: &SweepCtx<'_>, r: SweepResult) -> bool {
+        st.cycle_live += r.live;
+        st.cycle_free += r.free();
+        st.c.freed_total += r.freed as u64;
+        st.c.pages_swept += 1;
+        if !st.sweeping || !st.unswept.is_empty() {
+            return false;
+        }
+        st.sweeping = false;
+        let sample = CycleSample {
+            live_slots: st.cycle_live,
+            free_slots: st.cycle_free,
+            allocated_slots: st.cycle_allocated as usize,
+            pages: st.cycle_pages,
+            slots_per_page: self.slots_per_page,
+            budget: st.budget,
+        };
+        (st.budget, st.decision) = decide(cx.policy, &sample);
+        st.c.last_live = st.cycle_live;
+        st.c.last_free = st.cycle_free;
+        true
+    }
+
+    /// Starts a new cycle after marking: every page becomes unswept. All
+    /// mutators must have given their pages back (stop-the-world).
+    pub fn begin_cycle(&self) {
+        let mut st = self.state.lock();
+        debug_assert!(st.unswept.is_empty(), "previous cycle not finished");
+        let pages = std::mem::take(&mut st.pages);
+        st.unswept = pages;
+        st.available.clear();
+        st.cycle_pages = st.unswept.len();
+        st.cycle_live = 0;
+        st.cycle_free = 0;
+        st.cycle_allocated = std::mem::take(&mut st.allocated_since_gc);
+        st.sweeping = !st.unswept.is_empty();
+        if !st.sweeping {
+            // Nothing to sweep: the cycle is complete at once.
+            st.c.last_live = 0;
+            st.c.last_free = 0;
+        }
+    }
+
+    /// A mutator gives back its current page (it may still have free slots).
+    pub fn return_page(&self, page: usize, has_free: bool) {
+        if has_free {
+            self.state.lock().available.push(page as u32);
+        }
+    }
+
+    /// A mutator reports slots it handed out (negative: reserved but unused).
+    pub fn note_allocated(&self, slots: i64) {
+        let mut st = self.state.lock();
+        st.allocated_since_gc = st.allocated_since_gc.wrapping_add_signed(slots);
+        st.c.allocated_total = st.c.allocated_total.wrapping_add_signed(slots);
+    }
+
+    /// Records the duration of one lazy sweep step.
+    pub fn note_sweep_step(&self, d: Duration) {
+        let mut st = self.state.lock();
+        st.c.longest_sweep_step = st.c.longest_sweep_step.max(d);
+    }
+
+    pub fn has_unswept(&self) -> bool {
+        !self.state.lock().unswept.is_empty()
+    }
+
+    /// Free pages this pool may still take before asking for a collection.
+    pub fn headroom(&self) -> usize {
+        let st = self.state.lock();
+        st.budget.saturating_sub(st.pages.len() + st.unswept.len())
+    }
+
+    /// Every page of the pool (swept or not).
+    pub fn pages(&self) -> Vec<usize> {
+        let st = self.state.lock();
+        st.pages
+            .iter()
+            .chain(&st.unswept)
+            .map(|&p| p as usize)
+            .collect()
+    }
+
+    /// A snapshot for stats.
+    pub fn snapshot(&self) -> (usize, usize, usize, Decision, PoolCounters) {
+        let st = self.state.lock();
+        (
+            st.pages.len() + st.unswept.len(),
+            st.unswept.len(),
+            st.budget,
+            st.decision,
+            st.c,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POLICY: GrowthPolicy = GrowthPolicy {
+        initial_slots: 4096,
+        factor: 2.0,
+        max_growth_bytes: 0,
+        free_min: 0.2,
+        free_goal: 0.4,
+        free_max: 0.65,
+        stable_ratio: 0.1,
+    };
+
+    fn ctx<'a>(
+        t: &'a PageTable,
+        r: &'a PageResource,
+        rel: &'a mut ReleaseBuffer,
+        on_free: &'a mut dyn FnMut(usize),
+    ) -> SweepCtx<'a> {
+        SweepCtx {
+            table: t,
+            resource: r,
+            release: rel,
+            on_free,
+            policy: &POLICY,
+            finished_cycle: false,
+            swept: 0,
+        }
+    }
+
+    #[test]
+    fn pool_grows_to_budget_then_asks_for_collection_then_sweeps_lazily() {
+        let t = PageTable::new(64).unwrap();
+        let r = PageResource::new(&t);
+        let mut rel = ReleaseBuffer::default();
+        // 4096 initial slots of 64 B = 4 pages of 1024 slots.
+        let pool = SizePool::new(0, 64, &POLICY);
+        let mut got = vec![];
+        let mut nop = |_| {};
+        let mut cx = ctx(&t, &r, &mut rel, &mut nop);
+        for _ in 0..4 {
+            match pool.acquire(&mut cx, 2, false) {
+                Acquired::Page(p) => {
+                    t.desc(p).alloc.set_range(0, 1024);
+                    got.push(p)
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        pool.note_allocated(4096);
+        assert_eq!(pool.acquire(&mut cx, 2, false), Acquired::NeedCollection);
+        // "Mark" half of page 0 and nothing of the others; start a cycle.
+        t.desc(got[0]).mark.set_range(0, 512);
+        pool.begin_cycle();
+        // The lazy sweep finds free slots on the first page it sweeps.
+        let Acquired::Page(p) = pool.acquire(&mut cx, 2, false) else {
+            panic!()
+        };
+        assert_eq!(
+            t.desc(p).alloc.count() + t.desc(p).mark.count(),
+            if p == got[0] { 512 } else { 0 }
+        );
+        // Sweeping the rest releases the three empty pages and finishes the cycle.
+        pool.finish_sweep(&mut cx);
+        assert!(cx.finished_cycle);
+        cx.release.flush(&r);
+        let (pages, unswept, budget, decision, c) = pool.snapshot();
+        assert_eq!(unswept, 0);
+        assert_eq!(c.freed_total, 4096 - 512);
+        assert_eq!((c.last_live, c.last_free), (512, 4096 - 512));
+        assert_eq!(
+            decision,
+            Decision::Keep,
+            "87% free, but the budget is already the initial one"
+        );
+        assert_eq!(budget, 4);
+        assert!(pages <= 2, "empty pages released: {pages}");
+        assert!(r.dirty_pages() >= 2);
+    }
+
+    #[test]
+    fn force_grow_passes_the_budget_and_exhaustion_is_reported() {
+        let t = PageTable::new(2).unwrap();
+        let r = PageResource::new(&t);
+        let mut rel = ReleaseBuffer::default();
+        let mut nop = |_| {};
+        let mut cx = ctx(&t, &r, &mut rel, &mut nop);
+        let pool = SizePool::new(0, 8192, &POLICY); // 8 slots per page, budget 512 pages
+        assert!(matches!(pool.acquire(&mut cx, 1, false), Acquired::Page(0)));
+        assert!(matches!(pool.acquire(&mut cx, 1, true), Acquired::Page(1)));
+        assert_eq!(pool.acquire(&mut cx, 1, true), Acquired::Exhausted);
+    }
+}

@@ -1,0 +1,203 @@
+//! Page descriptors: everything the collector knows about one 64 KiB page.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering::Relaxed};
+
+use super::bitmap::Bitmap;
+
+/// log2 of the page size.
+pub const PAGE_SHIFT: usize = 16;
+/// Pages are 64 KiB and aligned to their size.
+pub const PAGE_SIZE: usize = 1 << PAGE_SHIFT;
+/// Mask of the offset inside a page.
+pub const PAGE_MASK: usize = PAGE_SIZE - 1;
+/// Smallest slot size any size-class table may use.
+pub const MIN_SLOT_SIZE: usize = 16;
+/// Most slots a page can hold (at the minimum slot size).
+pub const MAX_SLOTS: usize = PAGE_SIZE / MIN_SLOT_SIZE;
+
+/// What a page is used for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PageKind {
+    /// In the page resource (or never used).
+    Free = 0,
+    /// Slots of one size, owned by one size pool.
+    Small = 1,
+    /// First page of a large object's span; the object starts at the page start.
+    LargeHead = 2,
+    /// Later page of a large object's span; `span` holds the head's page index.
+    LargeTail = 3,
+}
+
+/// The descriptor of one page. All-zero bytes are a valid free descriptor,
+/// which is what a freshly mapped page table holds.
+///
+/// For a large object, bit 0 of each bitmap describes the object.
+pub struct PageDesc {
+    kind: AtomicU8,
+    pool: AtomicU8,
+    /// Every slot not currently allocated holds only zero bytes.
+    zeroed: AtomicBool,
+    /// The physical memory is (or may be) resident: the page was touched
+    /// after the last decommit.
+    committed: AtomicBool,
+    /// Some slot on the page has its needs-cleanup bit set.
+    has_cleanup: AtomicBool,
+    slot_size: AtomicU32,
+    slot_count: AtomicU32,
+    /// `ceil(2^32 / slot_size)`: slot index = `(offset * recip) >> 32`.
+    recip: AtomicU32,
+    /// Large head: pages in the span. Large tail: page index of the head.
+    span: AtomicU32,
+    /// Large head: requested object size in bytes.
+    large_size: AtomicU32,
+    /// Slot is marked in the current collection.
+    pub mark: Bitmap,
+    /// Slot is allocated (or reserved in a mutator's current run).
+    pub alloc: Bitmap,
+    /// Slot must not move (compaction respects it).
+    pub pin: Bitmap,
+    /// Slot holds a forwarding address (compaction).
+    pub forwarded: Bitmap,
+    /// Slot's object has no references and is never traced.
+    pub no_pointers: Bitmap,
+    /// `on_free` must be called when the slot's object dies.
+    pub cleanup: Bitmap,
+}
+
+impl PageDesc {
+    #[inline(always)]
+    pub fn kind(&self) -> PageKind {
+        match self.kind.load(Relaxed) {
+            1 => PageKind::Small,
+            2 => PageKind::LargeHead,
+            3 => PageKind::LargeTail,
+            _ => PageKind::Free,
+        }
+    }
+
+    pub fn set_kind(&self, k: PageKind) {
+        self.kind.store(k as u8, Relaxed)
+    }
+
+    #[inline(always)]
+    pub fn pool(&self) -> usize {
+        self.pool.load(Relaxed) as usize
+    }
+
+    #[inline(always)]
+    pub fn slot_size(&self) -> usize {
+        self.slot_size.load(Relaxed) as usize
+    }
+
+    #[inline(always)]
+    pub fn slot_count(&self) -> usize {
+        self.slot_count.load(Relaxed) as usize
+    }
+
+    /// Slot index of a byte offset inside the page, by multiplication.
+    #[inline(always)]
+    pub fn slot_of_offset(&self, offset: usize) -> usize {
+        ((offset as u64 * self.recip.load(Relaxed) as u64) >> 32) as usize
+    }
+
+    pub fn zeroed(&self) -> bool {
+        self.zeroed.load(Relaxed)
+    }
+
+    pub fn set_zeroed(&self, z: bool) {
+        self.zeroed.store(z, Relaxed)
+    }
+
+    pub fn committed(&self) -> bool {
+        self.committed.load(Relaxed)
+    }
+
+    pub fn set_committed(&self, c: bool) {
+        self.committed.store(c, Relaxed)
+    }
+
+    pub fn has_cleanup(&self) -> bool {
+        self.has_cleanup.load(Relaxed)
+    }
+
+    pub fn set_has_cleanup(&self, c: bool) {
+        self.has_cleanup.store(c, Relaxed)
+    }
+
+    pub fn span(&self) -> usize {
+        self.span.load(Relaxed) as usize
+    }
+
+    pub fn large_size(&self) -> usize {
+        self.large_size.load(Relaxed) as usize
+    }
+
+    /// Clears every per-slot bitmap.
+    pub fn clear_bitmaps(&self) {
+        for b in [
+            &self.mark,
+            &self.alloc,
+            &self.pin,
+            &self.forwarded,
+            &self.no_pointers,
+            &self.cleanup,
+        ] {
+            b.clear_all();
+        }
+        self.set_has_cleanup(false);
+    }
+
+    /// Turns a free page into a small-object page of `pool`.
+    pub fn init_small(&self, pool: usize, slot_size: usize) {
+        debug_assert!(slot_size >= MIN_SLOT_SIZE && slot_size <= PAGE_SIZE);
+        self.clear_bitmaps();
+        self.pool.store(pool as u8, Relaxed);
+        self.slot_size.store(slot_size as u32, Relaxed);
+        self.slot_count
+            .store((PAGE_SIZE / slot_size) as u32, Relaxed);
+        self.recip.store(reciprocal(slot_size), Relaxed);
+        self.set_kind(PageKind::Small);
+    }
+
+    /// Turns a free page into the head of a large object of `pages` pages.
+    pub fn init_large_head(&self, pages: usize, size: usize) {
+        self.clear_bitmaps();
+        self.span.store(pages as u32, Relaxed);
+        self.large_size
+            .store(size.min(u32::MAX as usize) as u32, Relaxed);
+        self.slot_count.store(1, Relaxed);
+        self.set_kind(PageKind::LargeHead);
+    }
+
+    /// Turns a free page into a tail page of the large object headed at `head`.
+    pub fn init_large_tail(&self, head: usize) {
+        self.span.store(head as u32, Relaxed);
+        self.set_kind(PageKind::LargeTail);
+    }
+}
+
+/// `ceil(2^32 / d)`; exact slot indices for every offset below 64 KiB when
+/// `d < 65536` (the rounding error stays below `1/d`).
+pub fn reciprocal(d: usize) -> u32 {
+    (((1u64 << 32) + d as u64 - 1) / d as u64) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reciprocal_slot_index_is_exact_for_every_offset_and_size() {
+        for size in (16..=8192).step_by(8).chain([40, 80, 160, 320, 640, 24576]) {
+            let r = reciprocal(size) as u64;
+            for off in 0..PAGE_SIZE {
+                assert_eq!(
+                    ((off as u64 * r) >> 32) as usize,
+                    off / size,
+                    "size {size} off {off}"
+                );
+            }
+        }
+    }
+}

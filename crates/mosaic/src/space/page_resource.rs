@@ -1,0 +1,256 @@
+//! The page resource: where free pages wait until a pool or a large object
+//! takes them.
+//!
+//! Two stores, after MMTk's `BlockPageResource` (seed 004):
+//!
+//! - a lock-free queue of **dirty** single pages (committed memory that held
+//!   objects). Sweepers release pages through a [`ReleaseBuffer`] that pushes
+//!   them in batches, so neither mutators sweeping lazily nor (later) parallel
+//!   GC workers contend on a lock. Pools take single pages from here first,
+//!   which reuses resident memory before touching new memory;
+//! - a mutex-protected, coalescing set of **clean** spans (decommitted or
+//!   never used, so reading zeroes), which also holds the never-used end of
+//!   the reservation. Large objects take contiguous runs from it.
+//!
+//! Invariants: a page is in at most one of the two stores, and only when its
+//! descriptor kind is `Free`; every page in the span set is decommitted;
+//! `committed` counts the pages touched since their last decommit (in use or
+//! queued). When the heap shrinks, [`PageResource::trim`] decommits queued
+//! pages beyond what the pools may still grow into, so RSS falls.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use crossbeam_queue::SegQueue;
+use parking_lot::Mutex;
+
+use super::page::PageKind;
+use super::page_table::PageTable;
+
+/// Free pages of the heap.
+pub struct PageResource {
+    dirty: SegQueue<u32>,
+    dirty_len: AtomicUsize,
+    clean: Mutex<BTreeMap<usize, usize>>,
+    committed: AtomicUsize,
+}
+
+/// Pages released by one sweeper, pushed to the shared queue in batches.
+pub struct ReleaseBuffer {
+    pages: Vec<u32>,
+}
+
+const RELEASE_BATCH: usize = 32;
+
+impl Default for ReleaseBuffer {
+    fn default() -> Self {
+        ReleaseBuffer {
+            pages: Vec::with_capacity(RELEASE_BATCH),
+        }
+    }
+}
+
+impl ReleaseBuffer {
+    /// Hands a page (already marked `Free`) to the resource, eventually.
+    pub fn release(&mut self, res: &PageResource, page: usize) {
+        self.pages.push(page as u32);
+        if self.pages.len() >= RELEASE_BATCH {
+            self.flush(res);
+        }
+    }
+
+    /// Pushes every buffered page to the shared queue.
+    pub fn flush(&mut self, res: &PageResource) {
+        res.dirty_len.fetch_add(self.pages.len(), Relaxed);
+        for p in self.pages.drain(..) {
+            res.dirty.push(p);
+        }
+    }
+}
+
+impl Drop for ReleaseBuffer {
+    fn drop(&mut self) {
+        debug_assert!(self.pages.is_empty(), "ReleaseBuffer dropped without flush");
+    }
+}
+
+impl PageResource {
+    /// A resource owning every page of `table`, all clean.
+    pub fn new(table: &PageTable) -> Self {
+        let mut clean = BTreeMap::new();
+        clean.insert(0, table.npages());
+        PageResource {
+            dirty: SegQueue::new(),
+            dirty_len: AtomicUsize::new(0),
+            clean: Mutex::new(clean),
+            committed: AtomicUsize::new(0),
+        }
+    }
+
+    /// Takes one free page: a dirty one if any, else the lowest clean one.
+    pub fn acquire_page(&self, table: &PageTable) -> Option<usize> {
+        if let Some(p) = self.dirty.pop() {
+            self.dirty_len.fetch_sub(1, Relaxed);
+            let d = table.desc(p as usize);
+            debug_assert_eq!(d.kind(), PageKind::Free);
+            d.set_zeroed(false);
+            return Some(p as usize);
+        }
+        self.acquire_span(table, 1)
+    }
+
+    /// Takes `n` contiguous clean pages (first fit, lowest address). Queued
+    /// dirty pages are decommitted and merged in when no span is big enough.
+    pub fn acquire_span(&self, table: &PageTable, n: usize) -> Option<usize> {
+        let mut clean = self.clean.lock();
+        let first = match first_fit(&clean, n) {
+            Some(f) => f,
+            None => {
+                self.drain_dirty_into(table, &mut clean, 0);
+                first_fit(&clean, n)?
+            }
+        };
+        let len = clean.remove(&first).expect("span vanished");
+        if len > n {
+            clean.insert(first + n, len - n);
+        }
+        drop(clean);
+        for p in first..first + n {
+            let d = table.desc(p);
+            d.set_zeroed(true);
+            d.set_committed(true);
+        }
+        self.committed.fetch_add(n, Relaxed);
+        Some(first)
+    }
+
+    /// Returns `n` pages starting at `first` (kinds already `Free`) straight
+    /// to the clean set, decommitting them.
+    pub fn release_span_clean(&self, table: &PageTable, first: usize, n: usize) {
+        table.decommit(first, n);
+        self.committed.fetch_sub(n, Relaxed);
+        let mut clean = self.clean.lock();
+        insert_coalesced(&mut clean, first, n);
+    }
+
+    /// Decommits queued dirty pages until at most `keep` remain.
+    pub fn trim(&self, table: &PageTable, keep: usize) {
+        if self.dirty_len.load(Relaxed) <= keep {
+            return;
+        }
+        let mut clean = self.clean.lock();
+        self.drain_dirty_into(table, &mut clean, keep);
+    }
+
+    fn drain_dirty_into(&self, table: &PageTable, clean: &mut BTreeMap<usize, usize>, keep: usize) {
+        let mut pages = Vec::new();
+        while self.dirty_len.load(Relaxed) > keep {
+            let Some(p) = self.dirty.pop() else { break };
+            self.dirty_len.fetch_sub(1, Relaxed);
+            pages.push(p as usize);
+        }
+        pages.sort_unstable();
+        let mut i = 0;
+        while i < pages.len() {
+            let mut j = i + 1;
+            while j < pages.len() && pages[j] == pages[j - 1] + 1 {
+                j += 1;
+            }
+            let (first, n) = (pages[i], j - i);
+            table.decommit(first, n);
+            for p in first..first + n {
+                table.desc(p).set_committed(false);
+                table.desc(p).set_zeroed(true);
+            }
+            self.committed.fetch_sub(n, Relaxed);
+            insert_coalesced(clean, first, n);
+            i = j;
+        }
+    }
+
+    /// Pages touched since their last decommit (in use or queued dirty).
+    pub fn committed_pages(&self) -> usize {
+        self.committed.load(Relaxed)
+    }
+
+    /// Dirty pages waiting in the queue.
+    pub fn dirty_pages(&self) -> usize {
+        self.dirty_len.load(Relaxed)
+    }
+
+    /// Clean free pages (including the never-used part of the reservation).
+    pub fn clean_pages(&self) -> usize {
+        self.clean.lock().values().sum()
+    }
+}
+
+fn first_fit(clean: &BTreeMap<usize, usize>, n: usize) -> Option<usize> {
+    clean.iter().find(|(_, &len)| len >= n).map(|(&s, _)| s)
+}
+
+fn insert_coalesced(clean: &mut BTreeMap<usize, usize>, mut first: usize, mut n: usize) {
+    if let Some((&ps, &pl)) = clean.range(..first).next_back() {
+        debug_assert!(ps + pl <= first, "double free of page {first}");
+        if ps + pl == first {
+            clean.remove(&ps);
+            first = ps;
+            n += pl;
+        }
+    }
+    if let Some(nl) = clean.remove(&(first + n)) {
+        n += nl;
+    }
+    clean.insert(first, n);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_cycle_through_dirty_queue_and_clean_spans() {
+        let t = PageTable::new(16).unwrap();
+        let r = PageResource::new(&t);
+        let a = r.acquire_page(&t).unwrap();
+        let b = r.acquire_page(&t).unwrap();
+        assert_eq!((a, b), (0, 1));
+        assert_eq!(r.committed_pages(), 2);
+        let mut buf = ReleaseBuffer::default();
+        buf.release(&r, a);
+        buf.flush(&r);
+        assert_eq!(r.dirty_pages(), 1);
+        // A dirty page is reused first.
+        assert_eq!(r.acquire_page(&t), Some(0));
+        assert!(!t.desc(0).zeroed());
+        buf.release(&r, 0);
+        buf.release(&r, 1);
+        buf.flush(&r);
+        // Trimming decommits and merges them back into one clean span.
+        r.trim(&t, 0);
+        assert_eq!(r.dirty_pages(), 0);
+        assert_eq!(r.committed_pages(), 0);
+        assert_eq!(r.clean_pages(), 16);
+        assert_eq!(*r.clean.lock(), BTreeMap::from([(0, 16)]));
+    }
+
+    #[test]
+    fn span_allocation_is_first_fit_and_exhaustion_returns_none() {
+        let t = PageTable::new(8).unwrap();
+        let r = PageResource::new(&t);
+        assert_eq!(r.acquire_span(&t, 3), Some(0));
+        assert_eq!(r.acquire_span(&t, 4), Some(3));
+        assert_eq!(r.acquire_span(&t, 2), None);
+        r.release_span_clean(&t, 0, 3);
+        assert_eq!(r.acquire_span(&t, 2), Some(0));
+        assert_eq!(r.acquire_page(&t), Some(2));
+        assert_eq!(r.acquire_page(&t), Some(7));
+        assert_eq!(r.acquire_page(&t), None);
+        // Dirty pages are merged into spans when a span is needed.
+        let mut buf = ReleaseBuffer::default();
+        buf.release(&r, 0);
+        buf.release(&r, 1);
+        buf.flush(&r);
+        assert_eq!(r.acquire_span(&t, 2), Some(0));
+        assert!(t.desc(0).zeroed() && t.desc(1).zeroed());
+    }
+}

@@ -1,0 +1,189 @@
+//! Address → page → slot, in O(1).
+//!
+//! The heap is one aligned reservation of `npages` pages; the descriptors sit
+//! in a second reservation indexed by page number. A page's descriptor memory
+//! is touched only when the page is first used, so a large maximum heap costs
+//! address space, not memory.
+
+use std::io;
+
+use super::page::{PageDesc, PageKind, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
+use crate::os::Reservation;
+
+/// The heap's address range and its page descriptors.
+pub struct PageTable {
+    heap: Reservation,
+    descs: Reservation,
+    npages: usize,
+}
+
+/// Where an address falls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Located {
+    /// Not inside the heap's range.
+    Outside,
+    /// Inside the heap, on a page that holds no object.
+    FreePage,
+    /// Inside a small-object page, past the last whole slot.
+    PageTail,
+    /// Inside slot `slot` of small-object page `page`; `start` is the slot's address.
+    Small {
+        page: usize,
+        slot: usize,
+        start: usize,
+    },
+    /// Inside the large object whose span starts at page `head`.
+    Large { head: usize, start: usize },
+}
+
+impl PageTable {
+    /// Reserves a heap of `npages` pages and its descriptor table.
+    pub fn new(npages: usize) -> io::Result<Self> {
+        let heap = Reservation::new(npages * PAGE_SIZE, PAGE_SIZE)?;
+        let desc_bytes = npages * std::mem::size_of::<PageDesc>();
+        let descs = Reservation::new(
+            desc_bytes.max(1),
+            std::mem::align_of::<PageDesc>().max(4096),
+        )?;
+        Ok(PageTable {
+            heap,
+            descs,
+            npages,
+        })
+    }
+
+    #[inline(always)]
+    pub fn base(&self) -> usize {
+        self.heap.start()
+    }
+
+    pub fn npages(&self) -> usize {
+        self.npages
+    }
+
+    /// Bytes of address space the heap covers (its maximum size).
+    pub fn capacity(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Page index of an address inside the heap.
+    #[inline(always)]
+    pub fn page_index(&self, addr: usize) -> Option<usize> {
+        let off = addr.wrapping_sub(self.heap.start());
+        (off < self.heap.len()).then_some(off >> PAGE_SHIFT)
+    }
+
+    #[inline(always)]
+    pub fn page_addr(&self, index: usize) -> usize {
+        self.heap.start() + (index << PAGE_SHIFT)
+    }
+
+    #[inline(always)]
+    pub fn desc(&self, index: usize) -> &PageDesc {
+        assert!(index < self.npages);
+        // SAFETY: `index < npages`, the table holds `npages` descriptors,
+        // the mapping is zero-filled and all-zero is a valid `PageDesc`
+        // (atomics only), and it lives as long as `self`.
+        unsafe { &*(self.descs.start() as *const PageDesc).add(index) }
+    }
+
+    /// Maps any address to what it points into.
+    #[inline(always)]
+    pub fn locate(&self, addr: usize) -> Located {
+        let Some(page) = self.page_index(addr) else {
+            return Located::Outside;
+        };
+        let d = self.desc(page);
+        match d.kind() {
+            PageKind::Small => {
+                let slot = d.slot_of_offset(addr & PAGE_MASK);
+                if slot >= d.slot_count() {
+                    return Located::PageTail;
+                }
+                let start = self.page_addr(page) + slot * d.slot_size();
+                Located::Small { page, slot, start }
+            }
+            PageKind::LargeHead => Located::Large {
+                head: page,
+                start: self.page_addr(page),
+            },
+            PageKind::LargeTail => {
+                let head = d.span();
+                Located::Large {
+                    head,
+                    start: self.page_addr(head),
+                }
+            }
+            PageKind::Free => Located::FreePage,
+        }
+    }
+
+    /// The start of the allocated object `addr` points exactly at, if any.
+    pub fn object_at(&self, addr: usize) -> Option<Located> {
+        match self.locate(addr) {
+            l @ Located::Small { page, slot, start }
+                if start == addr && self.desc(page).alloc.get(slot) =>
+            {
+                Some(l)
+            }
+            l @ Located::Large { head, start } if start == addr && self.desc(head).alloc.get(0) => {
+                Some(l)
+            }
+            _ => None,
+        }
+    }
+
+    /// Gives a range of pages' memory back to the OS.
+    pub fn decommit(&self, first: usize, count: usize) {
+        self.heap.decommit(self.page_addr(first), count * PAGE_SIZE);
+    }
+
+    /// Fills the bytes `[addr, addr + len)` of the heap with zeroes.
+    pub fn zero(&self, addr: usize, len: usize) {
+        assert!(addr >= self.base() && addr + len <= self.base() + self.capacity());
+        // SAFETY: the range is inside the heap reservation (checked), which is
+        // mapped read/write; callers only zero memory no live object uses.
+        unsafe { std::ptr::write_bytes(addr as *mut u8, 0, len) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_maps_interior_addresses_to_slot_starts() {
+        let t = PageTable::new(8).unwrap();
+        t.desc(1).init_small(3, 48);
+        t.desc(4).init_large_head(2, 100_000);
+        t.desc(5).init_large_tail(4);
+        let p1 = t.page_addr(1);
+        assert_eq!(
+            t.locate(p1 + 48 * 7 + 13),
+            Located::Small {
+                page: 1,
+                slot: 7,
+                start: p1 + 48 * 7
+            }
+        );
+        assert_eq!(t.locate(p1 + PAGE_SIZE - 1), Located::PageTail); // 65536 % 48 = 16 tail bytes
+        assert_eq!(t.locate(t.page_addr(0)), Located::FreePage);
+        assert_eq!(
+            t.locate(t.page_addr(5) + 10),
+            Located::Large {
+                head: 4,
+                start: t.page_addr(4)
+            }
+        );
+        assert_eq!(t.locate(t.base() - 1), Located::Outside);
+        assert_eq!(t.locate(t.base() + 8 * PAGE_SIZE), Located::Outside);
+        assert_eq!(t.object_at(p1 + 48), None, "not allocated yet");
+        t.desc(1).alloc.set(1);
+        assert!(t.object_at(p1 + 48).is_some());
+        assert_eq!(
+            t.object_at(p1 + 49),
+            None,
+            "interior pointer is not an object start"
+        );
+    }
+}
