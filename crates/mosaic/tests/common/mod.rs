@@ -1,0 +1,193 @@
+//! A small dynamic object model for tests: pairs, vectors and byte strings.
+//!
+//! Layout: a 16-byte header `{ tag: u32, len: u32, id: u64 }`, then `len`
+//! reference fields (pairs and vectors) or `len` bytes (byte strings, which
+//! are allocated `NO_POINTERS` and must never be traced).
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mosaic::{AllocFlags, Config, Embedder, Error, Heap, Mutator, ObjRef, Tracer};
+use parking_lot::Mutex;
+
+pub const PAIR: u32 = 1;
+pub const VECTOR: u32 = 2;
+pub const BYTES: u32 = 3;
+pub const HEADER: usize = 16;
+
+#[derive(Default)]
+pub struct TestVm {
+    /// Ids of objects whose `on_free` ran.
+    pub freed: Mutex<Vec<u64>>,
+    /// Extra roots reported through `Embedder::roots`.
+    pub globals: Mutex<Vec<usize>>,
+    pub traced: AtomicUsize,
+}
+
+pub type TestHeap = Heap<TestVm>;
+pub type TestMutator = Mutator<TestVm>;
+
+// SAFETY: `trace` visits every reference field of the layout above, and
+// `roots` every global.
+unsafe impl Embedder for TestVm {
+    fn trace<T: Tracer>(&self, obj: ObjRef, t: &mut T) {
+        self.traced.fetch_add(1, Ordering::Relaxed);
+        let (tag, len, id) = header(obj);
+        match tag {
+            PAIR | VECTOR => {
+                for i in 0..len as usize {
+                    // SAFETY: pairs and vectors have `len` pointer fields after the header.
+                    t.visit(unsafe { &mut *field_ptr(obj, i) });
+                }
+            }
+            BYTES => panic!("byte string {id} was traced although allocated NO_POINTERS"),
+            _ => panic!("traced a non-object at {obj:?}: tag {tag}"),
+        }
+    }
+
+    fn roots<T: Tracer>(&self, t: &mut T) {
+        for g in self.globals.lock().iter_mut() {
+            let mut p = *g as *mut u8;
+            t.visit(&mut p);
+            *g = p as usize;
+        }
+    }
+
+    fn on_free(&self, obj: ObjRef) {
+        self.freed.lock().push(header(obj).2);
+    }
+}
+
+pub fn heap(config: Config) -> TestHeap {
+    Heap::new(config, TestVm::default()).expect("heap")
+}
+
+/// A small heap that collects often: tiny initial pools.
+pub fn small_config() -> Config {
+    Config {
+        max_heap: 256 << 20,
+        initial_slots: 64,
+        large_initial: 1 << 20,
+        ..Config::default()
+    }
+}
+
+pub fn header(obj: ObjRef) -> (u32, u32, u64) {
+    let p = obj.as_ptr();
+    // SAFETY: every object has a 16-byte header.
+    unsafe {
+        (
+            (p as *const u32).read(),
+            (p as *const u32).add(1).read(),
+            (p.add(8) as *const u64).read(),
+        )
+    }
+}
+
+fn field_ptr(obj: ObjRef, i: usize) -> *mut *mut u8 {
+    // SAFETY: callers index fields within the object's length.
+    unsafe { (obj.as_ptr().add(HEADER) as *mut *mut u8).add(i) }
+}
+
+/// Checks that a fresh allocation is zeroed, then writes its header.
+fn init(obj: ObjRef, size: usize, tag: u32, len: u32, id: u64) -> ObjRef {
+    // SAFETY: the object has `size` bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(obj.as_ptr(), size) };
+    assert!(
+        bytes.iter().all(|&b| b == 0),
+        "allocation of {size} bytes at {obj:?} is not zeroed"
+    );
+    // SAFETY: as above; the header fits in every object made here.
+    unsafe {
+        (obj.as_ptr() as *mut u32).write(tag);
+        (obj.as_ptr() as *mut u32).add(1).write(len);
+        (obj.as_ptr().add(8) as *mut u64).write(id);
+    }
+    obj
+}
+
+pub fn new_vector(m: &mut TestMutator, id: u64, len: usize) -> Result<ObjRef, Error> {
+    let size = HEADER + 8 * len;
+    Ok(init(m.alloc(size)?, size, VECTOR, len as u32, id))
+}
+
+pub fn new_pair(
+    m: &mut TestMutator,
+    id: u64,
+    a: Option<ObjRef>,
+    b: Option<ObjRef>,
+) -> Result<ObjRef, Error> {
+    let size = HEADER + 16;
+    let p = init(m.alloc(size)?, size, PAIR, 2, id);
+    set_field(p, 0, a);
+    set_field(p, 1, b);
+    Ok(p)
+}
+
+/// A byte string filled with `pattern(id, i)`.
+pub fn new_bytes(
+    m: &mut TestMutator,
+    id: u64,
+    len: usize,
+    flags: AllocFlags,
+) -> Result<ObjRef, Error> {
+    let size = HEADER + len;
+    let o = init(
+        m.alloc_with(size, flags | AllocFlags::NO_POINTERS)?,
+        size,
+        BYTES,
+        len as u32,
+        id,
+    );
+    fill_bytes(o, id as u8);
+    Ok(o)
+}
+
+pub fn pattern(seed: u8, i: usize) -> u8 {
+    seed.wrapping_mul(31).wrapping_add(i as u8)
+}
+
+pub fn fill_bytes(o: ObjRef, seed: u8) {
+    let (_, len, _) = header(o);
+    for i in 0..len as usize {
+        // SAFETY: byte strings hold `len` bytes after the header.
+        unsafe { o.as_ptr().add(HEADER + i).write(pattern(seed, i)) }
+    }
+}
+
+pub fn bytes_match(o: ObjRef, seed: u8) -> bool {
+    let (_, len, _) = header(o);
+    // SAFETY: as in fill_bytes.
+    (0..len as usize).all(|i| unsafe { o.as_ptr().add(HEADER + i).read() } == pattern(seed, i))
+}
+
+pub fn field(obj: ObjRef, i: usize) -> Option<ObjRef> {
+    assert!(i < header(obj).1 as usize);
+    // SAFETY: in bounds (checked).
+    ObjRef::from_ptr(unsafe { field_ptr(obj, i).read() })
+}
+
+pub fn set_field(obj: ObjRef, i: usize, v: Option<ObjRef>) {
+    assert!(i < header(obj).1 as usize);
+    // SAFETY: in bounds (checked).
+    unsafe { field_ptr(obj, i).write(v.map_or(std::ptr::null_mut(), |o| o.as_ptr())) }
+}
+
+/// Ids of every object reachable from `roots` by following fields.
+pub fn reachable_ids(roots: impl IntoIterator<Item = ObjRef>) -> BTreeSet<u64> {
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<ObjRef> = roots.into_iter().collect();
+    let mut addrs = std::collections::HashSet::new();
+    while let Some(o) = stack.pop() {
+        if !addrs.insert(o) {
+            continue;
+        }
+        let (tag, len, id) = header(o);
+        seen.insert(id);
+        if tag != BYTES {
+            stack.extend((0..len as usize).filter_map(|i| field(o, i)));
+        }
+    }
+    seen
+}
