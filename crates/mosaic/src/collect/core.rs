@@ -119,9 +119,9 @@ impl<E: Embedder> HeapCore<E> {
         self.pools.iter().any(|p| p.has_unswept())
     }
 
-    /// Decommits free pages beyond what the pools may still grow into.
+    /// Decommits free pages beyond what the pools in use may soon grow into.
     pub fn trim(&self) {
-        let keep: usize = self.pools.iter().map(|p| p.headroom()).sum();
+        let keep: usize = self.pools.iter().map(|p| p.expected_growth()).sum();
         self.resource.trim(&self.table, keep);
     }
 
@@ -142,17 +142,17 @@ impl<E: Embedder> HeapCore<E> {
         drop(marker);
         let mark_time = mark_start.elapsed();
 
-        if self.config.verify {
-            let result = verify(&self.table, &self.embedder, marked, |v| {
+        let verdict = if self.config.verify {
+            verify(&self.table, &self.embedder, marked, |v| {
                 for t in handles {
                     t.visit(v);
                 }
                 self.embedder.roots(v);
-            });
-            if let Err(e) = result {
-                panic!("mosaic verify: {e}");
-            }
-        }
+            })
+            .err()
+        } else {
+            None
+        };
 
         let sweep_start = Instant::now();
         self.large.sweep(&self.table, &self.resource, |a| {
@@ -176,6 +176,10 @@ impl<E: Embedder> HeapCore<E> {
             .fetch_add(mark_time.as_nanos() as u64, Relaxed);
         self.counters.last_marked.store(marked as u64, Relaxed);
         self.counters.record_pause(start.elapsed());
+        // The pause completed, so the heap stays consistent; now report.
+        if let Some(e) = verdict {
+            panic!("mosaic verify: {e}");
+        }
     }
 
     /// Allocates a large object, or says why it cannot right now.

@@ -268,10 +268,13 @@ impl SizePool {
         !self.state.lock().unswept.is_empty()
     }
 
-    /// Free pages this pool may still take before asking for a collection.
-    pub fn headroom(&self) -> usize {
+    /// Free pages worth keeping committed for this pool: what it may still
+    /// take before asking for a collection, but no more than it holds now
+    /// (a pool with no pages keeps nothing in reserve).
+    pub fn expected_growth(&self) -> usize {
         let st = self.state.lock();
-        st.budget.saturating_sub(st.pages.len() + st.unswept.len())
+        let held = st.pages.len() + st.unswept.len();
+        st.budget.saturating_sub(held).min(held)
     }
 
     /// Every page of the pool (swept or not).

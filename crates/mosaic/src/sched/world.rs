@@ -3,9 +3,12 @@
 //! Invariant: while `collecting` is true, every attached mutator other than
 //! the collector is parked (inside [`World::park`] or [`World::stop`]) or
 //! detached (dropped, or in a blocking region), and so touches no heap state.
-//! Parked mutators wait for the pause's epoch to end rather than for
-//! `collecting` to fall, so a second collection started right after cannot
-//! miscount them.
+//! `parked` counts the mutators parked in the *current* pause only:
+//! [`World::resume`] resets it to zero and bumps the epoch, and a parked
+//! mutator waits for the epoch to change (not for `collecting` to fall).
+//! So a collection started right after another, before the previous pause's
+//! sleepers have woken, cannot count them as parked while they are about to
+//! run again.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -66,7 +69,6 @@ impl World {
         while s.epoch == epoch {
             self.cv.wait(s);
         }
-        s.parked -= 1;
     }
 
     /// Stops the world for the calling mutator. Returns `true` when the
@@ -91,6 +93,7 @@ impl World {
     pub fn resume(&self) {
         let mut s = self.state.lock();
         s.collecting = false;
+        s.parked = 0;
         s.epoch += 1;
         self.requested.store(false, Ordering::Release);
         self.cv.notify_all();

@@ -1,0 +1,384 @@
+//! Collector behaviour: deep graphs, large objects, cleanup, flags, growth,
+//! bounded lazy sweeping, verify diagnostics, stats.
+
+mod common;
+
+use common::*;
+use mosaic::{AllocFlags, Config, Decision, ObjRef, PAGE_SIZE};
+
+#[test]
+fn ten_million_node_list_marks_without_recursion() {
+    let heap = heap(Config {
+        max_heap: 2 << 30,
+        ..Config::default()
+    });
+    let mut m = heap.mutator();
+    let head = m.empty_root();
+    const N: u64 = 10_000_000;
+    for id in 0..N {
+        let p = new_pair(&mut m, id, head.get(), None).unwrap();
+        head.set(Some(p));
+    }
+    m.collect();
+    assert_eq!(heap.stats().last_marked, N);
+    // Walk it: every node survived with its id, in order.
+    let mut cur = head.get();
+    let mut expect = N;
+    while let Some(p) = cur {
+        expect -= 1;
+        assert_eq!(header(p).2, expect);
+        cur = field(p, 0);
+    }
+    assert_eq!(expect, 0);
+}
+
+#[test]
+fn unreachable_objects_are_reclaimed_and_their_slots_reused() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator();
+    let keep = new_vector(&mut m, 0, 100).unwrap();
+    let root = m.root(keep).unwrap();
+    for i in 0..100 {
+        let p = new_pair(&mut m, 1 + i, None, None).unwrap();
+        set_field(keep, i as usize, Some(p));
+    }
+    for i in 0..50_000 {
+        new_pair(&mut m, 1000 + i, None, None).unwrap();
+    }
+    m.collect();
+    m.finish_sweep();
+    let s = heap.stats();
+    assert_eq!(s.last_marked, 101);
+    assert_eq!(s.live_objects(), 101);
+    let pair_pool = s.pools.iter().find(|p| p.slot_size == 32).unwrap();
+    assert_eq!(pair_pool.live_slots, 100);
+    let pages_before = pair_pool.pages;
+    // Reallocating the same amount reuses the freed slots: no growth.
+    for i in 0..40_000 {
+        new_pair(&mut m, 100_000 + i, None, None).unwrap();
+    }
+    let pair_pool = heap
+        .stats()
+        .pools
+        .into_iter()
+        .find(|p| p.slot_size == 32)
+        .unwrap();
+    assert!(
+        pair_pool.pages <= pages_before.max(1) + 1,
+        "{} > {pages_before}",
+        pair_pool.pages
+    );
+    assert_eq!(reachable_ids([root.get().unwrap()]).len(), 101);
+}
+
+#[test]
+fn large_objects_survive_while_reachable_and_are_freed_eagerly() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator();
+    let holder = new_vector(&mut m, 0, 4).unwrap();
+    let _root = m.root(holder).unwrap();
+    let big = new_bytes(&mut m, 1, 3 * PAGE_SIZE, AllocFlags::NONE).unwrap();
+    let big_vec = new_vector(&mut m, 2, 5000).unwrap(); // 40 KB of pointers, traced
+    let small = new_pair(&mut m, 3, None, None).unwrap();
+    set_field(big_vec, 4999, Some(small));
+    set_field(holder, 0, Some(big));
+    set_field(holder, 1, Some(big_vec));
+    new_bytes(&mut m, 4, 10 * PAGE_SIZE, AllocFlags::NONE).unwrap(); // garbage
+    assert_eq!(heap.stats().large.objects, 3);
+    m.collect();
+    let s = heap.stats();
+    assert_eq!(
+        s.last_marked, 4,
+        "holder, big, big_vec and the pair it points to"
+    );
+    assert_eq!(
+        s.large.objects, 2,
+        "the dead large object is freed in the pause"
+    );
+    assert!(bytes_match(big, 1));
+    assert_eq!(field(big_vec, 4999), Some(small));
+    assert_eq!(heap.object_size(big).unwrap(), HEADER + 3 * PAGE_SIZE);
+    // Interior pointers into a large object keep it alive too (conservative-friendly).
+    set_field(
+        holder,
+        0,
+        ObjRef::from_ptr(big.as_ptr().wrapping_add(PAGE_SIZE + 8)),
+    );
+    m.collect();
+    assert_eq!(heap.stats().large.objects, 2);
+}
+
+#[test]
+fn no_pointers_objects_are_never_traced() {
+    // new_bytes allocates NO_POINTERS; the test embedder panics if one is traced.
+    let heap = heap(small_config());
+    let mut m = heap.mutator();
+    let v = new_vector(&mut m, 0, 2).unwrap();
+    let _r = m.root(v).unwrap();
+    let b = new_bytes(&mut m, 1, 64, AllocFlags::NONE).unwrap();
+    let target = new_pair(&mut m, 2, None, None).unwrap();
+    // A pointer-looking value inside the byte string must not keep `target` alive.
+    // SAFETY: the byte string has 64 payload bytes.
+    unsafe { (b.as_ptr().add(HEADER) as *mut usize).write(target.addr()) };
+    set_field(v, 0, Some(b));
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 2);
+    assert_eq!(
+        heap.embedder()
+            .traced
+            .load(std::sync::atomic::Ordering::Relaxed),
+        1,
+        "only the vector"
+    );
+    assert!(
+        !heap.is_object(target.as_ptr()) || heap.stats().pools.iter().any(|p| p.unswept_pages > 0)
+    );
+}
+
+#[test]
+fn cleanup_runs_once_for_dead_objects_and_at_heap_drop_for_live_ones() {
+    let heap = heap(small_config());
+    let vm_freed = {
+        let mut m = heap.mutator();
+        let live = new_bytes(&mut m, 1, 10, AllocFlags::NEEDS_CLEANUP).unwrap();
+        let _r = m.root(live).unwrap();
+        new_bytes(&mut m, 2, 10, AllocFlags::NEEDS_CLEANUP).unwrap();
+        new_bytes(&mut m, 3, 20_000, AllocFlags::NEEDS_CLEANUP).unwrap(); // large
+        new_bytes(&mut m, 4, 10, AllocFlags::NONE).unwrap();
+        m.collect();
+        m.finish_sweep();
+        m.collect();
+        m.finish_sweep();
+        let mut f = heap.embedder().freed.lock().clone();
+        f.sort();
+        assert_eq!(f, vec![2, 3]);
+        let _keep = _r;
+        f
+    };
+    assert_eq!(vm_freed.len(), 2);
+    // Dropping the last handle on the heap runs the survivors' cleanup.
+    let vm = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
+    {
+        let h2 = heap;
+        let mut m = h2.mutator();
+        let o = new_bytes(&mut m, 9, 10, AllocFlags::NEEDS_CLEANUP).unwrap();
+        let _r = m.root(o).unwrap();
+        drop(_r);
+        drop(m);
+        *vm.lock() = h2.embedder().freed.lock().clone();
+        assert!(
+            !vm.lock().contains(&9),
+            "not freed while the heap lives and before a collection"
+        );
+    }
+}
+
+#[test]
+fn pinned_flag_is_recorded_and_object_still_collectable() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator();
+    let p = m.alloc_with(48, AllocFlags::PINNED).unwrap();
+    assert!(heap.is_object(p.as_ptr()));
+    m.collect();
+    m.finish_sweep();
+    assert_eq!(
+        heap.stats().live_objects(),
+        0,
+        "pinning does not keep an object alive"
+    );
+}
+
+#[test]
+fn churning_pool_grows_and_mostly_empty_pool_shrinks() {
+    let heap = heap(Config {
+        initial_slots: 2048,
+        ..small_config()
+    });
+    let mut m = heap.mutator();
+    // Keep many 64-byte objects alive while churning: the pool must grow.
+    let keep = m.empty_root();
+    let mut count = 0u64;
+    for i in 0..200_000u64 {
+        let p = new_pair(&mut m, i, keep.get(), None).unwrap();
+        if i % 2 == 0 {
+            keep.set(Some(p));
+            count += 1;
+        }
+    }
+    m.collect();
+    m.finish_sweep();
+    let s = heap.stats();
+    assert_eq!(s.last_marked, count);
+    let pool = s.pools.iter().find(|p| p.slot_size == 32).unwrap();
+    assert!(s.collections >= 3, "{s}");
+    assert!(pool.budget_pages > 1, "budget grew: {pool:?}");
+    // Drop everything: after the next cycle the pool shrinks to its floor and
+    // its empty pages go back to the page resource.
+    keep.set(None);
+    m.collect();
+    m.finish_sweep();
+    let s2 = heap.stats();
+    let pool2 = s2.pools.iter().find(|p| p.slot_size == 32).unwrap();
+    assert_eq!(pool2.last_decision, Decision::Shrink, "{pool2:?}");
+    assert!(pool2.budget_pages < pool.budget_pages);
+    assert_eq!(pool2.pages, 0, "every page was empty and released");
+    assert!(
+        s2.committed_bytes < s.committed_bytes / 4,
+        "{} -> {}",
+        s.committed_bytes,
+        s2.committed_bytes
+    );
+}
+
+#[test]
+fn lazy_sweeping_sweeps_a_bounded_amount_per_allocation() {
+    let heap = heap(Config {
+        initial_slots: 1 << 20,
+        sweep_step_pages: 2,
+        ..small_config()
+    });
+    let mut m = heap.mutator();
+    let v = new_vector(&mut m, 0, 1).unwrap();
+    let _r = m.root(v).unwrap();
+    // Fill 40 pages of 32-byte slots with garbage (under the 64-page initial
+    // budget, so no collection yet), plus some 48-byte garbage.
+    for i in 0..40 * 2048 {
+        new_pair(&mut m, i, None, None).unwrap();
+    }
+    for i in 0..10_000 {
+        m.alloc(48).unwrap();
+        let _ = i;
+    }
+    m.collect();
+    let unswept = |h: &TestHeap| {
+        h.stats()
+            .pools
+            .iter()
+            .map(|p| p.unswept_pages)
+            .sum::<usize>()
+    };
+    let before = unswept(&heap);
+    assert!(before >= 40, "{before}");
+    // One allocation in the 32-byte pool sweeps one page of it (it is all
+    // garbage, so the first page has room) plus one page of another pool.
+    new_pair(&mut m, 1, None, None).unwrap();
+    let after = unswept(&heap);
+    assert!(
+        before - after <= 3,
+        "swept {} pages for one allocation",
+        before - after
+    );
+    assert!(after > 0);
+    let s = heap.stats();
+    assert!(s.sweep_steps.count >= 1);
+    assert!(s.longest_sweep_step() > std::time::Duration::ZERO);
+}
+
+#[test]
+fn verify_mode_reports_an_interior_pointer_with_a_precise_diagnostic() {
+    let heap = heap(Config {
+        verify: true,
+        ..small_config()
+    });
+    let mut m = heap.mutator();
+    let v = new_vector(&mut m, 0, 3).unwrap();
+    let _r = m.root(v).unwrap();
+    let p = new_pair(&mut m, 1, None, None).unwrap();
+    // An embedder bug: a field holding a pointer 8 bytes into an object.
+    set_field(v, 2, ObjRef::from_ptr(p.as_ptr().wrapping_add(8)));
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect())).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.starts_with("mosaic verify: the field at offset 32 of object"),
+        "{msg}"
+    );
+    assert!(msg.contains("8 bytes into slot"), "{msg}");
+    assert!(msg.contains("32-byte slots"), "{msg}");
+    assert!(msg.contains("not at an object's start"), "{msg}");
+    // The heap stays usable once the bug is fixed.
+    set_field(v, 2, Some(p));
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 2);
+}
+
+#[test]
+fn verify_mode_reports_a_dangling_pointer_to_a_freed_slot() {
+    let heap = heap(Config {
+        verify: true,
+        ..small_config()
+    });
+    let mut m = heap.mutator();
+    let v = new_vector(&mut m, 0, 1).unwrap();
+    let _r = m.root(v).unwrap();
+    let p = new_pair(&mut m, 1, None, None).unwrap();
+    m.collect();
+    m.finish_sweep(); // p is freed
+    set_field(v, 0, Some(p)); // dangling
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect())).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("which is a free slot"), "{msg}");
+}
+
+#[test]
+fn embedder_roots_keep_objects_alive() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator();
+    let p = new_pair(&mut m, 7, None, None).unwrap();
+    heap.embedder().globals.lock().push(p.addr());
+    new_pair(&mut m, 8, None, None).unwrap();
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 1);
+    assert_eq!(header(p).2, 7);
+}
+
+#[test]
+fn stats_report_pauses_pools_and_a_summary() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator();
+    for i in 0..100_000 {
+        new_pair(&mut m, i, None, None).unwrap();
+    }
+    m.collect();
+    let s = heap.stats();
+    assert!(s.collections >= 2);
+    assert_eq!(s.pauses.count, s.collections);
+    assert!(s.pauses.max >= s.pauses.p99 && s.pauses.p99 >= s.pauses.p50);
+    assert!(s.mark_time > std::time::Duration::ZERO);
+    let pool = s.pools.iter().find(|p| p.slot_size == 32).unwrap();
+    assert_eq!(pool.allocated_total, 100_000);
+    assert!(s.rss_bytes > 0 && s.committed_bytes > 0);
+    assert_eq!(s.pools.len(), 32);
+    let line = s.summary();
+    assert!(
+        line.starts_with("mosaic: ") && line.contains(" GCs, pause p50 "),
+        "{line}"
+    );
+    assert!(!line.contains('\n'));
+}
+
+#[test]
+fn ruby_preset_uses_five_pools() {
+    let heap = heap(Config {
+        size_classes: mosaic::SizeClassPreset::Ruby,
+        ..small_config()
+    });
+    let mut m = heap.mutator();
+    let a = m.alloc(40).unwrap();
+    let b = m.alloc(41).unwrap();
+    let c = m.alloc(641).unwrap();
+    assert_eq!(heap.object_size(a).unwrap(), 40);
+    assert_eq!(heap.object_size(b).unwrap(), 80);
+    assert_eq!(
+        heap.object_size(c).unwrap(),
+        641,
+        "above 640 B: a large object"
+    );
+    assert_eq!(
+        heap.stats()
+            .pools
+            .iter()
+            .map(|p| p.slot_size)
+            .collect::<Vec<_>>(),
+        vec![40, 80, 160, 320, 640]
+    );
+}

@@ -1,0 +1,92 @@
+//! Several mutators on several threads: allocation stays thread-local,
+//! collections stop everyone, and every thread's data survives intact.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use mosaic::Config;
+
+fn build_tree(m: &mut TestMutator, depth: u32, id: &mut u64) -> mosaic::ObjRef {
+    *id += 1;
+    let me = *id;
+    if depth == 0 {
+        return new_pair(m, me, None, None).unwrap();
+    }
+    let l = build_tree(m, depth - 1, id);
+    let r_root = m.root(l).unwrap(); // building `r` may collect
+    let r = build_tree(m, depth - 1, id);
+    let r_keep = m.root(r).unwrap(); // the next allocation may collect
+    new_pair(m, me, r_root.get(), r_keep.get()).unwrap()
+}
+
+fn check_tree(o: mosaic::ObjRef, depth: u32) -> usize {
+    if depth == 0 {
+        assert_eq!((field(o, 0), field(o, 1)), (None, None));
+        return 1;
+    }
+    1 + check_tree(field(o, 0).unwrap(), depth - 1) + check_tree(field(o, 1).unwrap(), depth - 1)
+}
+
+#[test]
+fn threads_allocate_collect_and_keep_their_trees() {
+    let heap = heap(Config {
+        verify: true,
+        ..small_config()
+    });
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let heap = heap.clone();
+            std::thread::spawn(move || {
+                let mut m = heap.mutator();
+                let mut id = t * 1_000_000;
+                let keep = build_tree(&mut m, 10, &mut id);
+                let root = m.root(keep).unwrap();
+                for round in 0..30 {
+                    let mut junk = t * 1_000_000 + 500_000;
+                    build_tree(&mut m, 8, &mut junk);
+                    if round % 10 == t as usize {
+                        m.collect();
+                    }
+                    assert_eq!(check_tree(root.get().unwrap(), 10), 2047);
+                }
+                m.blocking(|| std::thread::sleep(std::time::Duration::from_millis(5)));
+                assert_eq!(check_tree(root.get().unwrap(), 10), 2047);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let s = heap.stats();
+    assert!(s.collections >= 4, "{s}");
+    let mut m = heap.mutator();
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 0, "all threads' roots are gone");
+}
+
+#[test]
+fn a_thread_in_a_blocking_region_does_not_hold_up_collections() {
+    let heap = heap(small_config());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let done = Arc::new(std::sync::Barrier::new(2));
+    let h2 = heap.clone();
+    let d2 = done.clone();
+    let t = std::thread::spawn(move || {
+        let mut m = h2.mutator();
+        let p = new_pair(&mut m, 42, None, None).unwrap();
+        let r = m.root(p).unwrap();
+        m.blocking(|| {
+            tx.send(()).unwrap();
+            d2.wait();
+        });
+        assert_eq!(header(r.get().unwrap()).2, 42);
+    });
+    rx.recv().unwrap();
+    let mut m = heap.mutator();
+    m.collect(); // must not wait for the blocked thread
+    assert_eq!(heap.stats().last_marked, 1, "its roots are still scanned");
+    done.wait();
+    t.join().unwrap();
+}
