@@ -343,6 +343,13 @@ fn stats_report_pauses_pools_and_a_summary() {
     assert!(s.collections >= 2);
     assert_eq!(s.pauses.count, s.collections);
     assert!(s.pauses.max >= s.pauses.p99 && s.pauses.p99 >= s.pauses.p50);
+    // Each pause marks and sweeps real pages: far above the histogram's floor.
+    assert!(
+        s.pauses.p50 > std::time::Duration::from_nanos(500),
+        "{:?}",
+        s.pauses
+    );
+    assert!(s.pauses.total >= s.pauses.max);
     assert!(s.mark_time > std::time::Duration::ZERO);
     let pool = s.pools.iter().find(|p| p.slot_size == 32).unwrap();
     assert_eq!(pool.allocated_total, 100_000);

@@ -30,7 +30,10 @@ pub struct Distribution {
 
 impl Default for GcCounters {
     fn default() -> Self {
-        let h = || Mutex::new(Histogram::new(3).expect("3 significant digits is valid"));
+        // 1 ns to one hour at 3 significant digits; values beyond saturate.
+        let h = || {
+            Mutex::new(Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds"))
+        };
         GcCounters {
             collections: AtomicU64::new(0),
             mark_ns: AtomicU64::new(0),

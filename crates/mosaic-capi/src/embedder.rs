@@ -1,0 +1,101 @@
+//! C callbacks behind the Rust `Embedder` trait.
+//!
+//! The tracer handed to C is a small struct holding a monomorphised thunk and
+//! the Rust tracer it forwards to; `mosaic_visit` makes one indirect call per
+//! edge (the design accepts one call per object or edge for C embedders).
+
+use std::ffi::c_void;
+
+use mosaic_core::{Embedder, ObjRef, Tracer};
+
+/// Reports the reference fields of `obj`: call `mosaic_visit(tracer, &field)`
+/// for each one.
+pub type mosaic_trace_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mut c_void, tracer: *mut mosaic_tracer)>;
+/// Reports the runtime's root slots: `mosaic_visit(tracer, &slot)` for each.
+pub type mosaic_roots_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, tracer: *mut mosaic_tracer)>;
+/// Called for each dead object allocated with `MOSAIC_NEEDS_CLEANUP`.
+pub type mosaic_free_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mut c_void)>;
+
+/// How the collector finds references. `trace` is required; `roots` and
+/// `on_free` may be NULL. `ctx` is passed to every callback. Callbacks run
+/// on whichever thread collects or sweeps, while other mutators are stopped;
+/// they must not allocate.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mosaic_embedder {
+    pub trace: mosaic_trace_fn,
+    pub roots: mosaic_roots_fn,
+    pub on_free: mosaic_free_fn,
+    pub ctx: *mut c_void,
+}
+
+/// The collector's side of tracing (opaque); pass it to `mosaic_visit`.
+pub struct mosaic_tracer {
+    visit: unsafe fn(*mut c_void, *mut *mut u8),
+    inner: *mut c_void,
+}
+
+pub(crate) struct CEmbedder(pub mosaic_embedder);
+
+// SAFETY: the C embedder promises its callbacks and ctx may be used from any
+// mutator thread (documented on mosaic_embedder).
+unsafe impl Send for CEmbedder {}
+// SAFETY: as above.
+unsafe impl Sync for CEmbedder {}
+
+unsafe fn visit_thunk<T: Tracer>(inner: *mut c_void, slot: *mut *mut u8) {
+    // SAFETY: `inner` is the `&mut T` stored by `with_tracer` for the
+    // duration of the callback; `slot` was checked non-null by mosaic_visit.
+    unsafe { (*(inner as *mut T)).visit(&mut *slot) }
+}
+
+fn with_tracer<T: Tracer>(t: &mut T, f: impl FnOnce(*mut mosaic_tracer)) {
+    let mut ct = mosaic_tracer {
+        visit: visit_thunk::<T>,
+        inner: t as *mut T as *mut c_void,
+    };
+    f(&mut ct)
+}
+
+// SAFETY: correctness of tracing is the C embedder's promise (see mosaic.h).
+unsafe impl Embedder for CEmbedder {
+    fn trace<T: Tracer>(&self, obj: ObjRef, tracer: &mut T) {
+        if let Some(trace) = self.0.trace {
+            // SAFETY: calling the embedder's callback with its own ctx.
+            with_tracer(tracer, |t| unsafe {
+                trace(self.0.ctx, obj.as_ptr().cast(), t)
+            });
+        }
+    }
+
+    fn roots<T: Tracer>(&self, tracer: &mut T) {
+        if let Some(roots) = self.0.roots {
+            // SAFETY: as above.
+            with_tracer(tracer, |t| unsafe { roots(self.0.ctx, t) });
+        }
+    }
+
+    fn on_free(&self, obj: ObjRef) {
+        if let Some(f) = self.0.on_free {
+            // SAFETY: as above.
+            unsafe { f(self.0.ctx, obj.as_ptr().cast()) }
+        }
+    }
+}
+
+/// Visits one reference slot: `slot` is the address of a field (or root)
+/// holding NULL, an object of the heap, or a pointer outside the heap.
+///
+/// # Safety
+/// `tracer` must be the tracer passed to the running callback and `slot`
+/// NULL or a valid, writable pointer-sized location.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_visit(tracer: *mut mosaic_tracer, slot: *mut *mut c_void) {
+    if tracer.is_null() || slot.is_null() {
+        return;
+    }
+    // SAFETY: per this function's contract.
+    unsafe { ((*tracer).visit)((*tracer).inner, slot.cast()) }
+}

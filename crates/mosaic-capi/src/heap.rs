@@ -1,0 +1,242 @@
+//! Heaps, mutators, allocation and collection.
+
+use std::ffi::c_void;
+
+use mosaic_core::{AllocFlags, Config, Heap, Mutator};
+
+use crate::config::mosaic_config;
+use crate::embedder::{mosaic_embedder, CEmbedder};
+use crate::error::{clear_error, invalid, report};
+
+/// The object holds no references and is never traced.
+pub const MOSAIC_NO_POINTERS: u32 = 1;
+/// Call the embedder's `on_free` when the object dies.
+pub const MOSAIC_NEEDS_CLEANUP: u32 = 2;
+/// The object never moves.
+pub const MOSAIC_PINNED: u32 = 4;
+
+/// A garbage-collected heap.
+pub struct mosaic_heap {
+    pub(crate) heap: Heap<CEmbedder>,
+}
+
+/// One thread's handle on a heap.
+pub struct mosaic_mutator {
+    pub(crate) m: Mutator<CEmbedder>,
+}
+
+pub(crate) fn heap_ref<'a>(h: *const mosaic_heap) -> Option<&'a mosaic_heap> {
+    // SAFETY: the API's contract: a non-null heap pointer came from mosaic_heap_new.
+    unsafe { h.as_ref() }
+}
+
+pub(crate) fn mutator_mut<'a>(m: *mut mosaic_mutator) -> Option<&'a mut mosaic_mutator> {
+    // SAFETY: the API's contract: a non-null mutator pointer came from
+    // mosaic_mutator_new and is used by one thread at a time.
+    unsafe { m.as_mut() }
+}
+
+/// Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
+/// `embedder->trace` is required. Returns NULL on error.
+///
+/// # Safety
+/// `config` and `embedder` must be NULL or valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_heap_new(
+    config: *const mosaic_config,
+    embedder: *const mosaic_embedder,
+) -> *mut mosaic_heap {
+    // SAFETY: per the contract.
+    let Some(e) = (unsafe { embedder.as_ref() }) else {
+        invalid("mosaic_heap_new: embedder is NULL");
+        return std::ptr::null_mut();
+    };
+    if e.trace.is_none() {
+        invalid("mosaic_heap_new: embedder->trace is NULL");
+        return std::ptr::null_mut();
+    }
+    // SAFETY: per the contract.
+    let config = match unsafe { config.as_ref() } {
+        Some(c) => match c.to_config() {
+            Ok(c) => c,
+            Err(_) => return std::ptr::null_mut(),
+        },
+        None => match Config::from_env() {
+            Ok(c) => c,
+            Err(err) => {
+                report(&err);
+                return std::ptr::null_mut();
+            }
+        },
+    };
+    match Heap::new(config, CEmbedder(*e)) {
+        Ok(heap) => {
+            clear_error();
+            Box::into_raw(Box::new(mosaic_heap { heap }))
+        }
+        Err(err) => {
+            report(&err);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Releases the caller's handle on the heap. The heap itself goes away once
+/// every mutator is freed too; then `on_free` runs for objects that asked for
+/// cleanup. NULL is ignored.
+///
+/// # Safety
+/// `heap` must be NULL or from `mosaic_heap_new`, freed once.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_heap_free(heap: *mut mosaic_heap) {
+    if !heap.is_null() {
+        // SAFETY: per the contract, we own it.
+        drop(unsafe { Box::from_raw(heap) });
+    }
+}
+
+/// Creates a mutator for the calling thread (one per thread). NULL on error.
+///
+/// # Safety
+/// `heap` must be NULL or a live heap.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosaic_mutator {
+    match heap_ref(heap) {
+        Some(h) => Box::into_raw(Box::new(mosaic_mutator {
+            m: h.heap.mutator(),
+        })),
+        None => {
+            invalid("mosaic_mutator_new: heap is NULL");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Frees a mutator. Its root handles stay valid until freed. NULL is ignored.
+///
+/// # Safety
+/// `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_mutator_free(m: *mut mosaic_mutator) {
+    if !m.is_null() {
+        // SAFETY: per the contract, we own it.
+        drop(unsafe { Box::from_raw(m) });
+    }
+}
+
+/// Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
+/// Returns NULL on error: out of memory, too large, bad flags, NULL mutator.
+///
+/// # Safety
+/// `m` must be NULL or a live mutator used only by the calling thread.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_alloc(
+    m: *mut mosaic_mutator,
+    size: usize,
+    flags: u32,
+) -> *mut c_void {
+    let Some(m) = mutator_mut(m) else {
+        invalid("mosaic_alloc: mutator is NULL");
+        return std::ptr::null_mut();
+    };
+    let Some(flags) = AllocFlags::from_bits(flags) else {
+        report(&mosaic_core::Error::InvalidFlags { bits: flags });
+        return std::ptr::null_mut();
+    };
+    match m.m.alloc_with(size, flags) {
+        Ok(o) => o.as_ptr().cast(),
+        Err(e) => {
+            report(&e);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Collects garbage now (stop-the-world).
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
+    match mutator_mut(m) {
+        Some(m) => m.m.collect(),
+        None => {
+            invalid("mosaic_collect: mutator is NULL");
+        }
+    }
+}
+
+/// Sweeps every page left unswept since the last collection.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_finish_sweep(m: *mut mosaic_mutator) {
+    if let Some(m) = mutator_mut(m) {
+        m.m.finish_sweep()
+    }
+}
+
+/// Parks here if another thread wants to collect. Call it in long loops
+/// that do not allocate.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_safepoint(m: *mut mosaic_mutator) {
+    if let Some(m) = mutator_mut(m) {
+        m.m.safepoint()
+    }
+}
+
+/// Runs `f(arg)` as a blocking region (a system call, a lock wait): other
+/// threads may collect meanwhile. `f` must not touch the heap.
+///
+/// # Safety
+/// As `mosaic_alloc`; `f` must be a valid function.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_blocking(
+    m: *mut mosaic_mutator,
+    f: Option<unsafe extern "C" fn(arg: *mut c_void)>,
+    arg: *mut c_void,
+) {
+    let (Some(m), Some(f)) = (mutator_mut(m), f) else {
+        invalid("mosaic_blocking: mutator or function is NULL");
+        return;
+    };
+    // SAFETY: calling the caller's function with its own argument.
+    m.m.blocking(|| unsafe { f(arg) })
+}
+
+/// Whether `p` is the start of an object allocated in `heap`.
+///
+/// # Safety
+/// `heap` must be NULL or a live heap; `p` may be any value.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_is_object(heap: *const mosaic_heap, p: *const c_void) -> bool {
+    heap_ref(heap).is_some_and(|h| h.heap.is_object(p.cast()))
+}
+
+/// The usable size of an object (its slot size), or 0 with
+/// `MOSAIC_ERR_FOREIGN_POINTER` if `p` is not an object of `heap`.
+///
+/// # Safety
+/// As `mosaic_is_object`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_object_size(heap: *const mosaic_heap, p: *const c_void) -> usize {
+    let Some(h) = heap_ref(heap) else {
+        invalid("mosaic_object_size: heap is NULL");
+        return 0;
+    };
+    match h
+        .heap
+        .check_object(p.cast())
+        .and_then(|o| h.heap.object_size(o))
+    {
+        Ok(n) => n,
+        Err(e) => {
+            report(&e);
+            0
+        }
+    }
+}

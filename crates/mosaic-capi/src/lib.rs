@@ -1,0 +1,29 @@
+//! The C API of Mosaic: `libmosaic.so`, `libmosaic.a` and `include/mosaic.h`.
+//!
+//! | file | what lives there |
+//! |---|---|
+//! | `error.rs` | error codes and the per-thread last error |
+//! | `embedder.rs` | `mosaic_embedder` (C callbacks) adapted to the Rust `Embedder` trait; `mosaic_visit` |
+//! | `config.rs` | `mosaic_config`, defaults and environment |
+//! | `heap.rs` | heaps, mutators, allocation, collection, safepoints |
+//! | `roots.rs` | root handles |
+//! | `stats.rs` | `mosaic_stats`, `mosaic_pool_stats`, the summary line |
+//!
+//! Every function checks its pointers for NULL and reports misuse through
+//! `mosaic_last_error()` instead of crashing. Pointers that are not NULL must
+//! be ones this library handed out (and not yet freed).
+#![allow(non_camel_case_types)]
+
+mod config;
+mod embedder;
+mod error;
+mod heap;
+mod roots;
+mod stats;
+
+pub use config::*;
+pub use embedder::*;
+pub use error::*;
+pub use heap::*;
+pub use roots::*;
+pub use stats::*;

@@ -1,0 +1,154 @@
+//! Statistics for C: a struct per heap, one per pool, and the summary line.
+
+use std::ffi::c_char;
+
+use crate::error::{invalid, mosaic_error};
+use crate::heap::{heap_ref, mosaic_heap};
+
+/// Heap-wide statistics (times in nanoseconds).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct mosaic_stats {
+    pub collections: u64,
+    pub mark_time_ns: u64,
+    pub sweep_time_ns: u64,
+    pub pause_count: u64,
+    pub pause_p50_ns: u64,
+    pub pause_p99_ns: u64,
+    pub pause_max_ns: u64,
+    pub longest_sweep_step_ns: u64,
+    pub last_marked: u64,
+    pub live_objects: u64,
+    pub pool_count: usize,
+    pub pool_pages: usize,
+    pub large_objects: usize,
+    pub large_pages: usize,
+    pub committed_bytes: usize,
+    pub max_heap: usize,
+    pub rss_bytes: usize,
+}
+
+/// Statistics of one size pool.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct mosaic_pool_stats {
+    pub slot_size: usize,
+    pub pages: usize,
+    pub unswept_pages: usize,
+    pub budget_pages: usize,
+    pub live_slots: u64,
+    pub free_slots: u64,
+    pub allocated_total: u64,
+    pub freed_total: u64,
+    pub longest_sweep_step_ns: u64,
+}
+
+fn ns(d: std::time::Duration) -> u64 {
+    d.as_nanos().min(u64::MAX as u128) as u64
+}
+
+/// Fills `out` with the heap's statistics.
+///
+/// # Safety
+/// `heap` must be NULL or a live heap; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_heap_stats(
+    heap: *const mosaic_heap,
+    out: *mut mosaic_stats,
+) -> mosaic_error {
+    let Some(h) = heap_ref(heap) else {
+        return invalid("mosaic_heap_stats: heap is NULL");
+    };
+    if out.is_null() {
+        return invalid("mosaic_heap_stats: out is NULL");
+    }
+    let s = h.heap.stats();
+    let st = mosaic_stats {
+        collections: s.collections,
+        mark_time_ns: ns(s.mark_time),
+        sweep_time_ns: ns(s.sweep_time),
+        pause_count: s.pauses.count,
+        pause_p50_ns: ns(s.pauses.p50),
+        pause_p99_ns: ns(s.pauses.p99),
+        pause_max_ns: ns(s.pauses.max),
+        longest_sweep_step_ns: ns(s.longest_sweep_step()),
+        last_marked: s.last_marked,
+        live_objects: s.live_objects(),
+        pool_count: s.pools.len(),
+        pool_pages: s.pool_pages(),
+        large_objects: s.large.objects,
+        large_pages: s.large.pages,
+        committed_bytes: s.committed_bytes,
+        max_heap: s.max_heap,
+        rss_bytes: s.rss_bytes,
+    };
+    // SAFETY: non-null and writable per the contract.
+    unsafe { out.write(st) };
+    mosaic_error::MOSAIC_OK
+}
+
+/// Fills `out` with the statistics of pool `index` (0 ..< pool_count).
+///
+/// # Safety
+/// As `mosaic_heap_stats`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_heap_pool_stats(
+    heap: *const mosaic_heap,
+    index: usize,
+    out: *mut mosaic_pool_stats,
+) -> mosaic_error {
+    let Some(h) = heap_ref(heap) else {
+        return invalid("mosaic_heap_pool_stats: heap is NULL");
+    };
+    if out.is_null() {
+        return invalid("mosaic_heap_pool_stats: out is NULL");
+    }
+    let s = h.heap.stats();
+    let Some(p) = s.pools.get(index) else {
+        return invalid(&format!(
+            "mosaic_heap_pool_stats: pool {index} does not exist (the heap has {})",
+            s.pools.len()
+        ));
+    };
+    let ps = mosaic_pool_stats {
+        slot_size: p.slot_size,
+        pages: p.pages,
+        unswept_pages: p.unswept_pages,
+        budget_pages: p.budget_pages,
+        live_slots: p.live_slots,
+        free_slots: p.free_slots,
+        allocated_total: p.allocated_total,
+        freed_total: p.freed_total,
+        longest_sweep_step_ns: ns(p.longest_sweep_step),
+    };
+    // SAFETY: non-null and writable per the contract.
+    unsafe { out.write(ps) };
+    mosaic_error::MOSAIC_OK
+}
+
+/// Writes the one-line summary into `buf` (NUL-terminated, truncated to
+/// `len`). Returns the summary's full length, like `snprintf`.
+///
+/// # Safety
+/// `heap` must be NULL or a live heap; `buf` NULL or writable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_stats_summary(
+    heap: *const mosaic_heap,
+    buf: *mut c_char,
+    len: usize,
+) -> usize {
+    let Some(h) = heap_ref(heap) else {
+        invalid("mosaic_stats_summary: heap is NULL");
+        return 0;
+    };
+    let line = h.heap.stats().summary();
+    if !buf.is_null() && len > 0 {
+        let n = line.len().min(len - 1);
+        // SAFETY: `buf` is writable for `len` bytes and `n + 1 <= len`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(line.as_ptr(), buf.cast(), n);
+            buf.add(n).write(0);
+        }
+    }
+    line.len()
+}
