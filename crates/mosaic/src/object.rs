@@ -26,6 +26,15 @@ impl ObjRef {
         ObjRef(NonNull::new(a as *mut u8).expect("null object address"))
     }
 
+    /// From an address inside the heap's reservation, which is never null.
+    #[inline(always)]
+    pub(crate) fn from_heap_addr(a: usize) -> ObjRef {
+        debug_assert_ne!(a, 0);
+        // SAFETY: callers pass addresses of slots inside the heap's mapping,
+        // which mmap never places at address 0.
+        ObjRef(unsafe { NonNull::new_unchecked(a as *mut u8) })
+    }
+
     #[inline(always)]
     pub fn as_ptr(self) -> *mut u8 {
         self.0.as_ptr()

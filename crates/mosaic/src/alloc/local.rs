@@ -19,26 +19,29 @@ struct LocalPool {
     unreported: i64,
 }
 
+/// Most size classes a table may have (see `SizeClasses::new`).
+const MAX_CLASSES: usize = 64;
+
 /// A mutator's allocation context: one current page and run per pool.
+/// A fixed array indexed by `class % 64`, so the fast path has no bounds check.
 pub struct LocalAllocator {
-    pools: Box<[LocalPool]>,
+    pools: Box<[LocalPool; MAX_CLASSES]>,
     /// Hand out one slot per run (stress mode: every allocation takes the slow path).
     single_slot_runs: bool,
 }
 
 impl LocalAllocator {
     pub fn new(slot_sizes: &[usize], single_slot_runs: bool) -> Self {
-        let pools = slot_sizes
-            .iter()
-            .map(|&slot_size| LocalPool {
-                cursor: 0,
-                limit: 0,
-                slot_size,
-                page: NO_PAGE,
-                next_slot: 0,
-                unreported: 0,
-            })
-            .collect();
+        assert!(slot_sizes.len() <= MAX_CLASSES);
+        // Unused entries have an empty run and never get a page.
+        let pools = Box::new(std::array::from_fn(|i| LocalPool {
+            cursor: 0,
+            limit: 0,
+            slot_size: slot_sizes.get(i).copied().unwrap_or(usize::MAX / 2),
+            page: NO_PAGE,
+            next_slot: 0,
+            unreported: 0,
+        }));
         LocalAllocator {
             pools,
             single_slot_runs,
@@ -48,7 +51,7 @@ impl LocalAllocator {
     /// The fast path: the next slot of the current run, if any.
     #[inline(always)]
     pub fn bump(&mut self, class: usize) -> Option<usize> {
-        let lp = self.pools.get_mut(class)?;
+        let lp = &mut self.pools[class % MAX_CLASSES];
         let next = lp.cursor + lp.slot_size;
         if next <= lp.limit {
             let p = lp.cursor;
@@ -113,7 +116,7 @@ impl LocalAllocator {
     /// Gives every current page back: the unused rest of each run is
     /// un-reserved, counts are reported and pages returned to their pools.
     pub fn flush(&mut self, table: &PageTable, pools: &[SizePool]) {
-        for (class, pool) in pools.iter().enumerate() {
+        for (class, pool) in pools.iter().enumerate().take(MAX_CLASSES) {
             let lp = &mut self.pools[class];
             if lp.page != NO_PAGE {
                 let d = table.desc(lp.page);

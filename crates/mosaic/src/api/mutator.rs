@@ -87,7 +87,7 @@ impl<E: Embedder> Mutator<E> {
                 if !flags.is_empty() {
                     self.heap.core.set_flags(p, flags);
                 }
-                return Ok(ObjRef::from_addr(p));
+                return Ok(ObjRef::from_heap_addr(p));
             }
         }
         self.alloc_slow(size, flags)

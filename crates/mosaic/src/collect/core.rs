@@ -29,7 +29,13 @@ pub struct HeapCore<E: Embedder> {
     pub counters: GcCounters,
     large_budget: AtomicU64,
     sweep_cursor: AtomicUsize,
+    /// Dirty free pages worth keeping committed, set when a pool finishes a
+    /// sweep cycle; sweep steps decommit the excess a little at a time.
+    trim_keep: AtomicUsize,
 }
+
+/// Most pages one sweep step decommits (each is an `madvise` run).
+const TRIM_PAGES_PER_STEP: usize = 16;
 
 /// Why a large allocation could not be served right now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,11 +67,13 @@ impl<E: Embedder> HeapCore<E> {
             embedder,
             counters: GcCounters::default(),
             sweep_cursor: AtomicUsize::new(0),
+            trim_keep: AtomicUsize::new(usize::MAX),
         })
     }
 
-    /// Runs `f` with a sweep context; afterwards releases buffered pages and,
-    /// if a pool finished its cycle, trims the page resource.
+    /// Runs `f` with a sweep context; afterwards releases buffered pages,
+    /// recomputes the trim target if a pool finished its cycle, and
+    /// decommits a bounded number of excess free pages.
     pub fn with_sweeper<R>(&self, f: impl FnOnce(&mut SweepCtx<'_>) -> R) -> (R, usize) {
         let mut release = ReleaseBuffer::default();
         let mut on_free = |a: usize| self.embedder.on_free(ObjRef::from_addr(a));
@@ -82,8 +90,9 @@ impl<E: Embedder> HeapCore<E> {
         let (finished, swept) = (cx.finished_cycle, cx.swept);
         release.flush(&self.resource);
         if finished {
-            self.trim();
+            self.update_trim_target();
         }
+        self.trim_step(TRIM_PAGES_PER_STEP);
         (r, swept)
     }
 
@@ -111,6 +120,7 @@ impl<E: Embedder> HeapCore<E> {
                 p.finish_sweep(cx);
             }
         });
+        self.trim_step(usize::MAX);
         self.counters.add_sweep(t.elapsed());
     }
 
@@ -119,10 +129,17 @@ impl<E: Embedder> HeapCore<E> {
         self.pools.iter().any(|p| p.has_unswept())
     }
 
-    /// Decommits free pages beyond what the pools in use may soon grow into.
-    pub fn trim(&self) {
+    /// Sets how many free pages to keep committed: what the pools in use
+    /// may soon grow into.
+    fn update_trim_target(&self) {
         let keep: usize = self.pools.iter().map(|p| p.expected_growth()).sum();
-        self.resource.trim(&self.table, keep);
+        self.trim_keep.store(keep, Relaxed);
+    }
+
+    /// Decommits up to `max` free pages beyond the trim target.
+    pub fn trim_step(&self, max: usize) {
+        self.resource
+            .trim(&self.table, self.trim_keep.load(Relaxed), max);
     }
 
     /// The pause body. The world must be stopped and every mutator's

@@ -5,6 +5,11 @@
 //! marked only if it points into an *allocated* slot; references outside the
 //! heap and stale pointers into free slots are ignored (verify mode reports
 //! them). Interior pointers mark the object containing them.
+//!
+//! Objects popped from the stack go through a small FIFO before they are
+//! traced, and are prefetched as they enter it ("buffered prefetch", Garner,
+//! Blackburn and Frampton, ISMM 2007): by the time an object is traced its
+//! cache line has arrived, instead of every object costing a cache miss.
 
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
@@ -71,10 +76,38 @@ impl<'h> Marker<'h> {
 
     /// Traces until the mark stack is empty.
     pub fn drain<E: Embedder>(&mut self, embedder: &E) {
-        while let Some(obj) = self.stack.pop() {
-            embedder.trace(ObjRef::from_addr(obj), self);
+        let mut fifo = [0usize; PREFETCH_DISTANCE];
+        let (mut head, mut len) = (0usize, 0usize);
+        loop {
+            while len < PREFETCH_DISTANCE {
+                let Some(obj) = self.stack.pop() else { break };
+                prefetch(obj);
+                fifo[(head + len) % PREFETCH_DISTANCE] = obj;
+                len += 1;
+            }
+            if len == 0 {
+                return;
+            }
+            let obj = fifo[head];
+            head = (head + 1) % PREFETCH_DISTANCE;
+            len -= 1;
+            embedder.trace(ObjRef::from_heap_addr(obj), self);
         }
     }
+}
+
+/// Objects between the mark stack and tracing (a power of two).
+const PREFETCH_DISTANCE: usize = 16;
+
+#[inline(always)]
+fn prefetch(addr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, even on a bad address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(addr as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
 }
 
 impl Tracer for Marker<'_> {

@@ -5,6 +5,7 @@
 //! acquires (never per object). Sweeping happens outside the lock: a sweeper
 //! pops a page from `unswept`, owns it while sweeping, and pushes the result.
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -18,6 +19,9 @@ pub struct SizePool {
     pub index: usize,
     pub slot_size: usize,
     pub slots_per_page: usize,
+    /// Mirror of `state.unswept.len()`, readable without the lock (updated
+    /// under it), so "does any pool need sweeping?" costs no lock.
+    unswept_len: AtomicUsize,
     state: Mutex<PoolState>,
 }
 
@@ -92,6 +96,7 @@ impl SizePool {
             index,
             slot_size,
             slots_per_page,
+            unswept_len: AtomicUsize::new(0),
             state: Mutex::new(PoolState {
                 pages: Vec::new(),
                 unswept: Vec::new(),
@@ -129,6 +134,7 @@ impl SizePool {
             let at_budget = st.pages.len() + st.unswept.len() >= st.budget && !force_grow;
             if swept_here < sweep_budget || at_budget || must_sweep {
                 if let Some(p) = st.unswept.pop() {
+                    self.unswept_len.store(st.unswept.len(), Relaxed);
                     drop(st);
                     swept_here += 1;
                     let r = self.sweep_one(cx, p as usize);
@@ -162,9 +168,15 @@ impl SizePool {
     /// pool"). Empty pages go back to the page resource. Returns whether a
     /// page was swept.
     pub fn sweep_step(&self, cx: &mut SweepCtx<'_>) -> bool {
-        let Some(p) = self.state.lock().unswept.pop() else {
+        if !self.has_unswept() {
+            return false;
+        }
+        let mut st = self.state.lock();
+        let Some(p) = st.unswept.pop() else {
             return false;
         };
+        self.unswept_len.store(st.unswept.len(), Relaxed);
+        drop(st);
         let r = self.sweep_one(cx, p as usize);
         let mut st = self.state.lock();
         let finished = self.record_sweep(&mut st, cx, r);
@@ -237,6 +249,7 @@ impl SizePool {
         st.cycle_free = 0;
         st.cycle_allocated = std::mem::take(&mut st.allocated_since_gc);
         st.sweeping = !st.unswept.is_empty();
+        self.unswept_len.store(st.unswept.len(), Relaxed);
         if !st.sweeping {
             // Nothing to sweep: the cycle is complete at once.
             st.c.last_live = 0;
@@ -264,8 +277,9 @@ impl SizePool {
         st.c.longest_sweep_step = st.c.longest_sweep_step.max(d);
     }
 
+    #[inline]
     pub fn has_unswept(&self) -> bool {
-        !self.state.lock().unswept.is_empty()
+        self.unswept_len.load(Relaxed) != 0
     }
 
     /// Free pages worth keeping committed for this pool: what it may still

@@ -171,8 +171,8 @@ mod tests {
             model[from..to].iter_mut().for_each(|x| *x = set);
         }
         assert_eq!(b.count(), model.iter().filter(|x| **x).count());
-        for i in 0..MAX_SLOTS {
-            assert_eq!(b.get(i), model[i], "bit {i}");
+        for (i, &want) in model.iter().enumerate() {
+            assert_eq!(b.get(i), want, "bit {i}");
         }
         for from in [0, 3, 69, 70, 100, 101, 599, 1000, 4095] {
             let want1 = (from..MAX_SLOTS).find(|&i| model[i]);

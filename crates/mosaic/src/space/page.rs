@@ -150,7 +150,7 @@ impl PageDesc {
 
     /// Turns a free page into a small-object page of `pool`.
     pub fn init_small(&self, pool: usize, slot_size: usize) {
-        debug_assert!(slot_size >= MIN_SLOT_SIZE && slot_size <= PAGE_SIZE);
+        debug_assert!((MIN_SLOT_SIZE..=PAGE_SIZE).contains(&slot_size));
         self.clear_bitmaps();
         self.pool.store(pool as u8, Relaxed);
         self.slot_size.store(slot_size as u32, Relaxed);
@@ -180,7 +180,7 @@ impl PageDesc {
 /// `ceil(2^32 / d)`; exact slot indices for every offset below 64 KiB when
 /// `d < 65536` (the rounding error stays below `1/d`).
 pub fn reciprocal(d: usize) -> u32 {
-    (((1u64 << 32) + d as u64 - 1) / d as u64) as u32
+    (1u64 << 32).div_ceil(d as u64) as u32
 }
 
 #[cfg(test)]

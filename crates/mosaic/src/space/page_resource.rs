@@ -43,10 +43,9 @@ pub struct ReleaseBuffer {
 const RELEASE_BATCH: usize = 32;
 
 impl Default for ReleaseBuffer {
+    /// An empty buffer; it allocates only when a page is released.
     fn default() -> Self {
-        ReleaseBuffer {
-            pages: Vec::with_capacity(RELEASE_BATCH),
-        }
+        ReleaseBuffer { pages: Vec::new() }
     }
 }
 
@@ -61,6 +60,9 @@ impl ReleaseBuffer {
 
     /// Pushes every buffered page to the shared queue.
     pub fn flush(&mut self, res: &PageResource) {
+        if self.pages.is_empty() {
+            return;
+        }
         res.dirty_len.fetch_add(self.pages.len(), Relaxed);
         for p in self.pages.drain(..) {
             res.dirty.push(p);
@@ -106,7 +108,7 @@ impl PageResource {
         let first = match first_fit(&clean, n) {
             Some(f) => f,
             None => {
-                self.drain_dirty_into(table, &mut clean, 0);
+                self.drain_dirty_into(table, &mut clean, 0, usize::MAX);
                 first_fit(&clean, n)?
             }
         };
@@ -133,18 +135,25 @@ impl PageResource {
         insert_coalesced(&mut clean, first, n);
     }
 
-    /// Decommits queued dirty pages until at most `keep` remain.
-    pub fn trim(&self, table: &PageTable, keep: usize) {
+    /// Decommits queued dirty pages until at most `keep` remain, but no
+    /// more than `max` pages per call, so the work fits in a bounded step.
+    pub fn trim(&self, table: &PageTable, keep: usize, max: usize) {
         if self.dirty_len.load(Relaxed) <= keep {
             return;
         }
         let mut clean = self.clean.lock();
-        self.drain_dirty_into(table, &mut clean, keep);
+        self.drain_dirty_into(table, &mut clean, keep, max);
     }
 
-    fn drain_dirty_into(&self, table: &PageTable, clean: &mut BTreeMap<usize, usize>, keep: usize) {
+    fn drain_dirty_into(
+        &self,
+        table: &PageTable,
+        clean: &mut BTreeMap<usize, usize>,
+        keep: usize,
+        max: usize,
+    ) {
         let mut pages = Vec::new();
-        while self.dirty_len.load(Relaxed) > keep {
+        while self.dirty_len.load(Relaxed) > keep && pages.len() < max {
             let Some(p) = self.dirty.pop() else { break };
             self.dirty_len.fetch_sub(1, Relaxed);
             pages.push(p as usize);
@@ -226,7 +235,9 @@ mod tests {
         buf.release(&r, 1);
         buf.flush(&r);
         // Trimming decommits and merges them back into one clean span.
-        r.trim(&t, 0);
+        r.trim(&t, 0, 1);
+        assert_eq!(r.dirty_pages(), 1, "at most one page per call");
+        r.trim(&t, 0, 8);
         assert_eq!(r.dirty_pages(), 0);
         assert_eq!(r.committed_pages(), 0);
         assert_eq!(r.clean_pages(), 16);
