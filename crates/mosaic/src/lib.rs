@@ -57,3 +57,8 @@ pub use flags::AllocFlags;
 pub use object::ObjRef;
 pub use pool::Decision;
 pub use space::{LargeStats, PAGE_SIZE};
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctest;
