@@ -1,0 +1,152 @@
+//! The benchmarks' embedders: fixed layouts, and per-thread shadow stacks
+//! for the pointers a workload holds in locals across allocations (Mosaic is
+//! precise; this is the HLVM-style shadow stack the seed discusses).
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+
+use mosaic::{Embedder, ObjRef, Tracer};
+use parking_lot::Mutex;
+
+/// A stack of root slots owned by one thread. Pushes and pops are plain
+/// stores (relaxed atomics); the collector reads it while the thread is
+/// stopped.
+pub struct ShadowStack {
+    slots: Box<[AtomicUsize]>,
+    top: AtomicUsize,
+}
+
+impl ShadowStack {
+    pub fn new(capacity: usize) -> Self {
+        ShadowStack {
+            slots: (0..capacity).map(|_| AtomicUsize::new(0)).collect(),
+            top: AtomicUsize::new(0),
+        }
+    }
+
+    /// Pushes `obj`; returns its slot index.
+    #[inline(always)]
+    pub fn push(&self, obj: ObjRef) -> usize {
+        let i = self.top.load(Relaxed);
+        self.slots[i].store(obj.addr(), Relaxed);
+        self.top.store(i + 1, Relaxed);
+        i
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> ObjRef {
+        ObjRef::from_ptr(self.slots[i].load(Relaxed) as *mut u8).expect("rooted object")
+    }
+
+    #[inline(always)]
+    pub fn truncate(&self, len: usize) {
+        self.top.store(len, Relaxed);
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.top.load(Relaxed)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn visit<T: Tracer>(&self, t: &mut T) {
+        for s in &self.slots[..self.top.load(Relaxed)] {
+            let mut p = s.load(Relaxed) as *mut u8;
+            t.visit(&mut p);
+            s.store(p as usize, Relaxed);
+        }
+    }
+}
+
+/// How a workload's objects hold references.
+pub trait Layout: Send + Sync + 'static {
+    fn trace<T: Tracer>(obj: ObjRef, t: &mut T);
+}
+
+/// Objects whose first `N` words are references.
+pub struct FirstWords<const N: usize>;
+
+impl<const N: usize> Layout for FirstWords<N> {
+    #[inline(always)]
+    fn trace<T: Tracer>(obj: ObjRef, t: &mut T) {
+        let f = obj.as_ptr() as *mut *mut u8;
+        for i in 0..N {
+            // SAFETY: objects of this layout start with N pointer words.
+            t.visit(unsafe { &mut *f.add(i) });
+        }
+    }
+}
+
+/// Objects with a header word holding the number of reference words that
+/// follow it (vectors of references).
+pub struct Counted;
+
+impl Layout for Counted {
+    fn trace<T: Tracer>(obj: ObjRef, t: &mut T) {
+        let f = obj.as_ptr() as *mut usize;
+        // SAFETY: counted objects start with their reference count.
+        let n = unsafe { f.read() };
+        for i in 0..n {
+            // SAFETY: followed by `n` pointer words.
+            t.visit(unsafe { &mut *(f.add(1 + i) as *mut *mut u8) });
+        }
+    }
+}
+
+/// The embedder: a layout, the shadow stacks of every thread, and an
+/// optional cleanup hook (for records with malloc'd payloads).
+pub struct Vm<L: Layout> {
+    stacks: Mutex<Vec<Arc<ShadowStack>>>,
+    cleanup: Option<fn(ObjRef)>,
+    _layout: std::marker::PhantomData<fn() -> L>,
+}
+
+impl<L: Layout> Default for Vm<L> {
+    fn default() -> Self {
+        Vm {
+            stacks: Mutex::new(Vec::new()),
+            cleanup: None,
+            _layout: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<L: Layout> Vm<L> {
+    pub fn with_cleanup(f: fn(ObjRef)) -> Self {
+        Vm {
+            cleanup: Some(f),
+            ..Self::default()
+        }
+    }
+
+    /// A shadow stack for the calling thread, scanned at every collection.
+    pub fn stack(&self, capacity: usize) -> Arc<ShadowStack> {
+        let s = Arc::new(ShadowStack::new(capacity));
+        self.stacks.lock().push(s.clone());
+        s
+    }
+}
+
+// SAFETY: `trace` follows the layout every object of this heap has, and
+// `roots` visits every shadow stack slot in use.
+unsafe impl<L: Layout> Embedder for Vm<L> {
+    #[inline(always)]
+    fn trace<T: Tracer>(&self, obj: ObjRef, t: &mut T) {
+        L::trace(obj, t)
+    }
+
+    fn roots<T: Tracer>(&self, t: &mut T) {
+        for s in self.stacks.lock().iter() {
+            s.visit(t);
+        }
+    }
+
+    fn on_free(&self, obj: ObjRef) {
+        if let Some(f) = self.cleanup {
+            f(obj)
+        }
+    }
+}

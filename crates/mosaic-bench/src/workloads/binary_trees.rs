@@ -1,0 +1,87 @@
+//! binary-trees (Computer Language Benchmarks Game): a stretch tree of depth
+//! n+1, a long-lived tree of depth n, and 2^(n−d+4) trees of each depth
+//! d = 4, 6, …, n, each built bottom-up and walked.
+//!
+//! Check value: the sum of every tree's node count, the same in every peer.
+
+use mosaic::{Config, Heap, Mutator, ObjRef};
+
+use crate::vm::{FirstWords, ShadowStack, Vm};
+
+pub type TreeVm = Vm<FirstWords<2>>;
+
+pub const MIN_DEPTH: u32 = 4;
+
+pub fn expected_check(n: u32) -> u64 {
+    let max = n.max(MIN_DEPTH + 2);
+    let size = |d: u32| (1u64 << (d + 1)) - 1;
+    let iterations: u64 = (MIN_DEPTH..=max).step_by(2).map(|d| (1u64 << (max - d + MIN_DEPTH)) * size(d)).sum();
+    size(max + 1) + iterations + size(max)
+}
+
+fn make(m: &mut Mutator<TreeVm>, s: &ShadowStack, d: u32) -> ObjRef {
+    if d == 0 {
+        return m.alloc(16).expect("node");
+    }
+    let base = s.len();
+    let l = make(m, s, d - 1);
+    s.push(l);
+    let r = make(m, s, d - 1);
+    s.push(r);
+    let n = m.alloc(16).expect("node");
+    let f = n.as_ptr() as *mut *mut u8;
+    // SAFETY: a node is two pointers.
+    unsafe {
+        f.write(s.get(base).as_ptr());
+        f.add(1).write(s.get(base + 1).as_ptr());
+    }
+    s.truncate(base);
+    n
+}
+
+fn check(o: ObjRef) -> u64 {
+    let f = o.as_ptr() as *const *mut u8;
+    // SAFETY: a node is two pointers.
+    match unsafe { (ObjRef::from_ptr(f.read()), ObjRef::from_ptr(f.add(1).read())) } {
+        (Some(l), Some(r)) => 1 + check(l) + check(r),
+        _ => 1,
+    }
+}
+
+pub fn run(n: u32, config: Config) -> (u64, Heap<TreeVm>) {
+    let heap = Heap::new(config, TreeVm::default()).expect("heap");
+    let mut m = heap.mutator();
+    let s = heap.embedder().stack(1 << 10);
+    let max = n.max(MIN_DEPTH + 2);
+    let mut total = check(make(&mut m, &s, max + 1));
+    let long_lived = make(&mut m, &s, max);
+    s.push(long_lived);
+    for d in (MIN_DEPTH..=max).step_by(2) {
+        for _ in 0..1u64 << (max - d + MIN_DEPTH) {
+            total += check(make(&mut m, &s, d));
+        }
+    }
+    total += check(s.get(0));
+    s.truncate(0);
+    drop(m);
+    (total, heap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_trees_counts_every_node() {
+        let (c, heap) = run(10, Config { verify: true, ..Config::default() });
+        assert_eq!(c, expected_check(10));
+        assert!(heap.stats().collections > 0);
+        // Published output for n=10: stretch tree check 4095, long lived 2047.
+        assert_eq!(expected_check(10), 4095 + iterations_10() + 2047);
+    }
+
+    fn iterations_10() -> u64 {
+        // d=4: 1024 trees of 31; d=6: 256 of 127; d=8: 64 of 511; d=10: 16 of 2047.
+        1024 * 31 + 256 * 127 + 64 * 511 + 16 * 2047
+    }
+}

@@ -1,0 +1,160 @@
+//! n-queens over linked lists (seed 003, after HLVM's benchmark): every
+//! candidate position is a cons cell `(x, y, next)`; `filter` builds a fresh
+//! list of the positions a new queen leaves safe; `search` counts solutions.
+//! It allocates huge numbers of short-lived cells.
+//!
+//! ```text
+//! search n qs ps a = match ps with
+//!   | []               -> if length qs = n then a + 1 else a
+//!   | (x, y) :: rest   -> search n ((x, y) :: qs) (filter (safe x y) rest) (search n qs rest a)
+//! ```
+//!
+//! Check value: the number of solutions (92, 352, 724, 2680 for 8–11).
+
+use mosaic::{Config, Heap, Mutator, ObjRef};
+
+use crate::vm::{FirstWords, ShadowStack, Vm};
+
+/// A cons cell: `next` first (the one reference), then x and y as two i32.
+pub type ConsVm = Vm<FirstWords<1>>;
+
+pub fn solutions(n: u32) -> u64 {
+    match n {
+        1 => 1,
+        4 => 2,
+        5 => 10,
+        6 => 4,
+        7 => 40,
+        8 => 92,
+        9 => 352,
+        10 => 724,
+        11 => 2680,
+        12 => 14200,
+        _ => panic!("no reference count for {n} queens"),
+    }
+}
+
+struct Ctx<'a> {
+    m: &'a mut Mutator<ConsVm>,
+    s: &'a ShadowStack,
+}
+
+#[inline]
+fn next(c: ObjRef) -> Option<ObjRef> {
+    // SAFETY: cells start with their `next` pointer.
+    ObjRef::from_ptr(unsafe { (c.as_ptr() as *const *mut u8).read() })
+}
+
+#[inline]
+fn xy(c: ObjRef) -> (i32, i32) {
+    // SAFETY: x and y follow the pointer.
+    unsafe {
+        let p = c.as_ptr().add(8) as *const i32;
+        (p.read(), p.add(1).read())
+    }
+}
+
+#[inline]
+fn safe(x1: i32, y1: i32, x2: i32, y2: i32) -> bool {
+    x1 != x2 && y1 != y2 && x2 - x1 != y2 - y1 && x1 - y2 != x2 - y1
+}
+
+impl Ctx<'_> {
+    /// A new cell; `tail` must be reachable (rooted) by the caller.
+    #[inline]
+    fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
+        let base = self.s.len();
+        if let Some(t) = tail {
+            self.s.push(t);
+        }
+        let c = self.m.alloc(16).expect("cons");
+        self.s.truncate(base);
+        // SAFETY: a fresh 16-byte cell.
+        unsafe {
+            (c.as_ptr() as *mut *mut u8).write(tail.map_or(std::ptr::null_mut(), |t| t.as_ptr()));
+            let p = c.as_ptr().add(8) as *mut i32;
+            p.write(x);
+            p.add(1).write(y);
+        }
+        c
+    }
+
+    /// The cells of `ps` safe from a queen at (x1, y1), in order, freshly
+    /// allocated. `ps` is reachable from the caller's roots.
+    fn filter(&mut self, x1: i32, y1: i32, ps: Option<ObjRef>) -> Option<ObjRef> {
+        let c = ps?;
+        let t = self.filter(x1, y1, next(c));
+        let (x2, y2) = xy(c);
+        if safe(x1, y1, x2, y2) {
+            Some(self.cons(x2, y2, t))
+        } else {
+            t
+        }
+    }
+
+    fn length(mut l: Option<ObjRef>) -> u32 {
+        let mut n = 0;
+        while let Some(c) = l {
+            n += 1;
+            l = next(c);
+        }
+        n
+    }
+
+    fn search(&mut self, n: u32, qs: Option<ObjRef>, ps: Option<ObjRef>, a: u64) -> u64 {
+        let Some(c) = ps else {
+            return if Self::length(qs) == n { a + 1 } else { a };
+        };
+        let base = self.s.len();
+        if let Some(q) = qs {
+            self.s.push(q);
+        }
+        self.s.push(c);
+        let rest = next(c);
+        let a = self.search(n, qs, rest, a);
+        let (x, y) = xy(c);
+        let qs2 = self.cons(x, y, qs);
+        self.s.push(qs2);
+        let filtered = self.filter(x, y, rest);
+        let a = self.search(n, Some(qs2), filtered, a);
+        self.s.truncate(base);
+        a
+    }
+}
+
+/// Counts the solutions for `n` queens.
+pub fn solve(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
+    let mut cx = Ctx { m, s };
+    let mut ps = None;
+    for i in (1..=n as i32).rev() {
+        for j in (1..=n as i32).rev() {
+            ps = Some(cx.cons(i, j, ps));
+            cx.s.truncate(0);
+            cx.s.push(ps.unwrap());
+        }
+    }
+    let r = cx.search(n, None, ps, 0);
+    cx.s.truncate(0);
+    r
+}
+
+pub fn run(ns: &[u32], config: Config) -> (Vec<u64>, Heap<ConsVm>) {
+    let heap = Heap::new(config, ConsVm::default()).expect("heap");
+    let mut m = heap.mutator();
+    let s = heap.embedder().stack(1 << 16);
+    let counts = ns.iter().map(|&n| solve(&mut m, &s, n)).collect();
+    drop(m);
+    (counts, heap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queens_solutions_are_counted_exactly() {
+        let (counts, heap) = run(&[4, 5, 6, 7, 8], Config { verify: true, stress: 997, ..Config::default() });
+        assert_eq!(counts, vec![2, 10, 4, 40, 92]);
+        assert!(heap.stats().collections > 10);
+    }
+}
