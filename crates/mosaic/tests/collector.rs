@@ -389,3 +389,55 @@ fn ruby_preset_uses_five_pools() {
         vec![40, 80, 160, 320, 640]
     );
 }
+
+#[test]
+fn large_object_fits_when_live_small_objects_are_scattered_over_every_other_page() {
+    // 8 MiB = 128 pages. Fill 120 pages with live 32-byte pairs, then keep
+    // one in every 4096 (one live object on every other page) and ask for a
+    // 10-page object: the free pages alternate with live ones and at most 8
+    // follow them, so only a heap whose maximum counts pages in use (not
+    // addresses) can place it.
+    let heap = heap(Config {
+        max_heap: 8 << 20,
+        ..small_config()
+    });
+    let mut m = heap.mutator();
+    let all = m.empty_root();
+    for i in 0..120 * 2048u64 {
+        let p = new_pair(&mut m, i, all.get(), None).unwrap();
+        all.set(Some(p));
+    }
+    // Relink: every 4096th pair joins a chain through field 1.
+    let kept = m.empty_root();
+    let (mut cur, mut n, mut count) = (all.get(), 0u64, 0u64);
+    while let Some(p) = cur {
+        cur = field(p, 0);
+        set_field(p, 0, None);
+        if n % 4096 == 0 {
+            set_field(p, 1, kept.get());
+            kept.set(Some(p));
+            count += 1;
+        }
+        n += 1;
+    }
+    all.set(None);
+    m.collect();
+    m.finish_sweep();
+    let s = heap.stats();
+    assert_eq!(s.last_marked, count);
+    assert_eq!(
+        s.pool_pages() as u64,
+        count,
+        "one page per kept object, the rest released"
+    );
+    let big =
+        new_bytes(&mut m, 1, 10 * PAGE_SIZE - HEADER, AllocFlags::NONE).expect("a fresh span");
+    assert!(bytes_match(big, 1));
+    let mut walk = 0;
+    let mut cur = kept.get();
+    while let Some(p) = cur {
+        walk += 1;
+        cur = field(p, 1);
+    }
+    assert_eq!(walk, count);
+}

@@ -15,7 +15,10 @@ pub const MIN_DEPTH: u32 = 4;
 pub fn expected_check(n: u32) -> u64 {
     let max = n.max(MIN_DEPTH + 2);
     let size = |d: u32| (1u64 << (d + 1)) - 1;
-    let iterations: u64 = (MIN_DEPTH..=max).step_by(2).map(|d| (1u64 << (max - d + MIN_DEPTH)) * size(d)).sum();
+    let iterations: u64 = (MIN_DEPTH..=max)
+        .step_by(2)
+        .map(|d| (1u64 << (max - d + MIN_DEPTH)) * size(d))
+        .sum();
     size(max + 1) + iterations + size(max)
 }
 
@@ -42,7 +45,12 @@ fn make(m: &mut Mutator<TreeVm>, s: &ShadowStack, d: u32) -> ObjRef {
 fn check(o: ObjRef) -> u64 {
     let f = o.as_ptr() as *const *mut u8;
     // SAFETY: a node is two pointers.
-    match unsafe { (ObjRef::from_ptr(f.read()), ObjRef::from_ptr(f.add(1).read())) } {
+    match unsafe {
+        (
+            ObjRef::from_ptr(f.read()),
+            ObjRef::from_ptr(f.add(1).read()),
+        )
+    } {
         (Some(l), Some(r)) => 1 + check(l) + check(r),
         _ => 1,
     }
@@ -73,7 +81,13 @@ mod tests {
 
     #[test]
     fn binary_trees_counts_every_node() {
-        let (c, heap) = run(10, Config { verify: true, ..Config::default() });
+        let (c, heap) = run(
+            10,
+            Config {
+                verify: true,
+                ..Config::default()
+            },
+        );
         assert_eq!(c, expected_check(10));
         assert!(heap.stats().collections > 0);
         // Published output for n=10: stretch tree check 4095, long lived 2047.

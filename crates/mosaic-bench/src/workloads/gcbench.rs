@@ -52,13 +52,17 @@ impl Params {
     /// array and the largest temporary tree together.
     pub fn peak_live_bytes(&self) -> usize {
         let stretch = Self::tree_size(self.stretch) as usize * NODE_SLOT;
-        let later = (Self::tree_size(self.long_lived) + Self::tree_size(self.max_depth)) as usize * NODE_SLOT
+        let later = (Self::tree_size(self.long_lived) + Self::tree_size(self.max_depth)) as usize
+            * NODE_SLOT
             + self.array_size * 8;
         stretch.max(later)
     }
 
     pub fn expected_check(&self) -> u64 {
-        let trees: u64 = (self.min_depth..=self.max_depth).step_by(2).map(|d| 2 * self.num_iters(d)).sum();
+        let trees: u64 = (self.min_depth..=self.max_depth)
+            .step_by(2)
+            .map(|d| 2 * self.num_iters(d))
+            .sum();
         Self::tree_size(self.long_lived) * 1_000_000 + trees
     }
 }
@@ -81,7 +85,9 @@ impl Ctx<'_> {
     fn hole(&mut self) {
         if self.holes {
             let size = self.rng.power_law_size();
-            self.m.alloc_with(size, AllocFlags::NO_POINTERS).expect("hole");
+            self.m
+                .alloc_with(size, AllocFlags::NO_POINTERS)
+                .expect("hole");
         }
     }
 
@@ -124,7 +130,11 @@ impl Ctx<'_> {
 
 fn set(o: ObjRef, i: usize, v: Option<ObjRef>) {
     // SAFETY: nodes start with two pointer fields.
-    unsafe { (o.as_ptr() as *mut *mut u8).add(i).write(v.map_or(std::ptr::null_mut(), |v| v.as_ptr())) }
+    unsafe {
+        (o.as_ptr() as *mut *mut u8)
+            .add(i)
+            .write(v.map_or(std::ptr::null_mut(), |v| v.as_ptr()))
+    }
 }
 
 fn get(o: ObjRef, i: usize) -> Option<ObjRef> {
@@ -148,7 +158,9 @@ fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64) -> u64
     let long_lived = cx.node();
     s.push(long_lived);
     cx.populate(p.long_lived, long_lived);
-    let array = cx.m.alloc_with(p.array_size * 8, AllocFlags::NO_POINTERS).expect("array");
+    let array =
+        cx.m.alloc_with(p.array_size * 8, AllocFlags::NO_POINTERS)
+            .expect("array");
     s.push(array);
     let a = array.as_ptr() as *mut f64;
     for i in 0..p.array_size / 2 {
@@ -170,7 +182,11 @@ fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64) -> u64
         }
     }
     // SAFETY: as above.
-    assert_eq!(unsafe { a.add(1000).read() }, 1.0 / 1000.0, "the array survived");
+    assert_eq!(
+        unsafe { a.add(1000).read() },
+        1.0 / 1000.0,
+        "the array survived"
+    );
     let nodes = count(s.get(0));
     s.truncate(0);
     nodes * 1_000_000 + trees
@@ -191,9 +207,15 @@ pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>) {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("GCBench thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("GCBench thread"))
+            .collect()
     });
-    assert!(checks.windows(2).all(|w| w[0] == w[1]), "threads disagree: {checks:?}");
+    assert!(
+        checks.windows(2).all(|w| w[0] == w[1]),
+        "threads disagree: {checks:?}"
+    );
     (checks[0], heap)
 }
 
@@ -233,7 +255,15 @@ mod tests {
         assert_eq!(Params::tree_size(16), 131_071);
         assert_eq!(Params::tree_size(18), 524_287);
         assert_eq!(p.num_iters(4), 2 * 524_287 / 31);
-        assert_eq!(p.num_iters(16), 8, "GCBench prints: Creating 8 trees of depth 16");
-        assert_eq!(p.peak_live_bytes(), 524_287 * 32, "the stretch tree is the peak");
+        assert_eq!(
+            p.num_iters(16),
+            8,
+            "GCBench prints: Creating 8 trees of depth 16"
+        );
+        assert_eq!(
+            p.peak_live_bytes(),
+            524_287 * 32,
+            "the stretch tree is the peak"
+        );
     }
 }

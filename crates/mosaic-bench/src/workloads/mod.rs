@@ -19,7 +19,7 @@ impl Rng {
     }
 
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -32,10 +32,10 @@ impl Rng {
     /// plus a uniform part below that, so sizes fall in 16..4096.
     #[inline]
     pub fn power_law_size(&mut self) -> usize {
-        let r = self.next();
+        let r = self.next_u64();
         let k = (r.trailing_zeros()).min(7);
         let base = 16usize << k;
-        base + (self.next() as usize % base)
+        base + (self.next_u64() as usize % base)
     }
 }
 
@@ -48,11 +48,14 @@ mod tests {
         // Computed independently (Python); the C, Java and Go peers use the
         // same three shifts and multiplier.
         let mut r = Rng::new(42);
-        assert_eq!(r.next(), 0x56ce_4ab7_719b_a3a0);
+        assert_eq!(r.next_u64(), 0x56ce_4ab7_719b_a3a0);
         let mut r = Rng::new(42);
         let sizes: Vec<usize> = (0..2000).map(|_| r.power_law_size()).collect();
         assert!(sizes.iter().all(|&s| (16..4096).contains(&s)));
         let small = sizes.iter().filter(|&&s| s < 32).count();
-        assert!((800..1200).contains(&small), "about half are 16..31 B: {small}");
+        assert!(
+            (800..1200).contains(&small),
+            "about half are 16..31 B: {small}"
+        );
     }
 }

@@ -153,7 +153,14 @@ mod tests {
 
     #[test]
     fn queens_solutions_are_counted_exactly() {
-        let (counts, heap) = run(&[4, 5, 6, 7, 8], Config { verify: true, stress: 997, ..Config::default() });
+        let (counts, heap) = run(
+            &[4, 5, 6, 7, 8],
+            Config {
+                verify: true,
+                stress: 997,
+                ..Config::default()
+            },
+        );
         assert_eq!(counts, vec![2, 10, 4, 40, 92]);
         assert!(heap.stats().collections > 10);
     }

@@ -96,7 +96,11 @@ fn verify(rec: ObjRef) -> u64 {
             h.add(HEADER) as *const u8
         };
         for i in 0..len {
-            assert_eq!(p.add(i).read(), byte(seed, i), "record {seed} byte {i} changed");
+            assert_eq!(
+                p.add(i).read(),
+                byte(seed, i),
+                "record {seed} byte {i} changed"
+            );
         }
         seed.wrapping_mul(4099).wrapping_add(len as u64)
     }
@@ -118,7 +122,7 @@ pub fn run(layout: Layout, p: &Params, max_heap: usize) -> (u64, Heap<RecordVm>)
     let slots = unsafe { (table.as_ptr() as *mut *mut u8).add(1) };
     let mut rng = Rng::new(7);
     for step in 0..p.steps {
-        let idx = (rng.next() % p.records as u64) as usize;
+        let idx = (rng.next_u64() % p.records as u64) as usize;
         let len = rng.power_law_size() - 16;
         let inline = HEADER + len <= layout.max_inline();
         let size = if inline { HEADER + len } else { HEADER + 8 };
@@ -169,7 +173,10 @@ mod tests {
             records: 2000,
             steps: 30_000,
         };
-        let checks: Vec<u64> = Layout::ALL.iter().map(|&l| run(l, &p, 256 << 20).0).collect();
+        let checks: Vec<u64> = Layout::ALL
+            .iter()
+            .map(|&l| run(l, &p, 256 << 20).0)
+            .collect();
         assert!(checks[0] != 0);
         assert_eq!(checks[0], checks[1]);
         assert_eq!(checks[0], checks[2]);

@@ -155,7 +155,7 @@ impl<E: Embedder> Mutator<E> {
     fn alloc_large(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
         let heap = self.heap.clone();
         let core = &heap.core;
-        let max = core.table.capacity();
+        let max = core.max_heap();
         if size > max {
             return Err(Error::TooLarge {
                 requested: size,
@@ -179,7 +179,7 @@ impl<E: Embedder> Mutator<E> {
     fn out_of_memory(&self, requested: usize) -> Error {
         Error::OutOfMemory {
             requested,
-            max_heap: self.heap.core.table.capacity(),
+            max_heap: self.heap.core.max_heap(),
         }
     }
 

@@ -99,7 +99,7 @@ impl Stats {
             pools,
             large: core.large.stats(&core.table),
             committed_bytes: core.resource.committed_pages() * PAGE_SIZE,
-            max_heap: core.table.capacity(),
+            max_heap: core.max_heap(),
             rss_bytes: rss_bytes(),
         }
     }

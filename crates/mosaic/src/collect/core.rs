@@ -49,9 +49,12 @@ impl<E: Embedder> HeapCore<E> {
         config.validate()?;
         let classes = config.classes().map_err(Error::Config)?;
         let policy = config.growth_policy();
-        let npages = config.max_heap / PAGE_SIZE;
-        let table = PageTable::new(npages).map_err(Error::Reserve)?;
-        let resource = PageResource::new(&table);
+        // Twice the maximum heap in address space: the maximum is enforced
+        // on pages in use, and the slack keeps large spans placeable when
+        // small-object pages are scattered (see space/page_resource.rs).
+        let max_pages = config.max_heap / PAGE_SIZE;
+        let table = PageTable::new(2 * max_pages + 16).map_err(Error::Reserve)?;
+        let resource = PageResource::new(&table, max_pages);
         let pools = (0..classes.len())
             .map(|i| SizePool::new(i, classes.slot_size(i), &policy))
             .collect();
@@ -214,6 +217,11 @@ impl<E: Embedder> HeapCore<E> {
         self.large
             .alloc(&self.table, &self.resource, size, flags)
             .ok_or(LargeFailure::Exhausted)
+    }
+
+    /// The maximum heap size in bytes.
+    pub fn max_heap(&self) -> usize {
+        self.resource.max_pages() * PAGE_SIZE
     }
 
     /// Sets the side bits for `flags` on the object at `addr` (just allocated).

@@ -348,7 +348,7 @@ mod tests {
     #[test]
     fn pool_grows_to_budget_then_asks_for_collection_then_sweeps_lazily() {
         let t = PageTable::new(64).unwrap();
-        let r = PageResource::new(&t);
+        let r = PageResource::new(&t, t.npages());
         let mut rel = ReleaseBuffer::default();
         // 4096 initial slots of 64 B = 4 pages of 1024 slots.
         let pool = SizePool::new(0, 64, &POLICY);
@@ -398,7 +398,7 @@ mod tests {
     #[test]
     fn force_grow_passes_the_budget_and_exhaustion_is_reported() {
         let t = PageTable::new(2).unwrap();
-        let r = PageResource::new(&t);
+        let r = PageResource::new(&t, t.npages());
         let mut rel = ReleaseBuffer::default();
         let mut nop = |_| {};
         let mut cx = ctx(&t, &r, &mut rel, &mut nop);

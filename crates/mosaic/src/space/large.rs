@@ -138,7 +138,7 @@ mod tests {
     #[test]
     fn large_objects_span_pages_and_dead_ones_are_freed_eagerly() {
         let t = PageTable::new(16).unwrap();
-        let r = PageResource::new(&t);
+        let r = PageResource::new(&t, t.npages());
         let los = LargeSpace::default();
         let a = los
             .alloc(&t, &r, 3 * PAGE_SIZE + 1, AllocFlags::NEEDS_CLEANUP)

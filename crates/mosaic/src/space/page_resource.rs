@@ -12,11 +12,18 @@
 //!   never used, so reading zeroes), which also holds the never-used end of
 //!   the reservation. Large objects take contiguous runs from it.
 //!
+//! The maximum heap size is enforced here, on pages **in use** (held by a
+//! pool or a large object), not by the size of the address range: the
+//! reservation is larger than the maximum heap, so a large object can still
+//! find a contiguous span when small-object pages are scattered over the
+//! range (the same reason the Boehm collector's heap is discontiguous).
+//!
 //! Invariants: a page is in at most one of the two stores, and only when its
 //! descriptor kind is `Free`; every page in the span set is decommitted;
-//! `committed` counts the pages touched since their last decommit (in use or
-//! queued). When the heap shrinks, [`PageResource::trim`] decommits queued
-//! pages beyond what the pools may still grow into, so RSS falls.
+//! `in_use` never exceeds `max_pages`; `committed` counts the pages touched
+//! since their last decommit (in use or queued). When the heap shrinks,
+//! [`PageResource::trim`] decommits queued pages beyond what the pools may
+//! still grow into, so RSS falls.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -33,6 +40,8 @@ pub struct PageResource {
     dirty_len: AtomicUsize,
     clean: Mutex<BTreeMap<usize, usize>>,
     committed: AtomicUsize,
+    in_use: AtomicUsize,
+    max_pages: usize,
 }
 
 /// Pages released by one sweeper, pushed to the shared queue in batches.
@@ -63,6 +72,7 @@ impl ReleaseBuffer {
         if self.pages.is_empty() {
             return;
         }
+        res.in_use.fetch_sub(self.pages.len(), Relaxed);
         res.dirty_len.fetch_add(self.pages.len(), Relaxed);
         for p in self.pages.drain(..) {
             res.dirty.push(p);
@@ -77,8 +87,9 @@ impl Drop for ReleaseBuffer {
 }
 
 impl PageResource {
-    /// A resource owning every page of `table`, all clean.
-    pub fn new(table: &PageTable) -> Self {
+    /// A resource owning every page of `table`, all clean, of which at most
+    /// `max_pages` may be in use at once.
+    pub fn new(table: &PageTable, max_pages: usize) -> Self {
         let mut clean = BTreeMap::new();
         clean.insert(0, table.npages());
         PageResource {
@@ -86,11 +97,26 @@ impl PageResource {
             dirty_len: AtomicUsize::new(0),
             clean: Mutex::new(clean),
             committed: AtomicUsize::new(0),
+            in_use: AtomicUsize::new(0),
+            max_pages: max_pages.min(table.npages()),
         }
     }
 
+    /// Counts `n` more pages in use, unless that would pass the maximum.
+    fn reserve(&self, n: usize) -> bool {
+        if self.in_use.fetch_add(n, Relaxed) + n > self.max_pages {
+            self.in_use.fetch_sub(n, Relaxed);
+            return false;
+        }
+        true
+    }
+
     /// Takes one free page: a dirty one if any, else the lowest clean one.
+    /// `None` when the heap is at its maximum size.
     pub fn acquire_page(&self, table: &PageTable) -> Option<usize> {
+        if !self.reserve(1) {
+            return None;
+        }
         if let Some(p) = self.dirty.pop() {
             self.dirty_len.fetch_sub(1, Relaxed);
             let d = table.desc(p as usize);
@@ -98,12 +124,28 @@ impl PageResource {
             d.set_zeroed(false);
             return Some(p as usize);
         }
-        self.acquire_span(table, 1)
+        let got = self.take_span(table, 1);
+        if got.is_none() {
+            self.in_use.fetch_sub(1, Relaxed);
+        }
+        got
     }
 
     /// Takes `n` contiguous clean pages (first fit, lowest address). Queued
     /// dirty pages are decommitted and merged in when no span is big enough.
+    /// `None` when the heap is at its maximum size or no span fits.
     pub fn acquire_span(&self, table: &PageTable, n: usize) -> Option<usize> {
+        if !self.reserve(n) {
+            return None;
+        }
+        let got = self.take_span(table, n);
+        if got.is_none() {
+            self.in_use.fetch_sub(n, Relaxed);
+        }
+        got
+    }
+
+    fn take_span(&self, table: &PageTable, n: usize) -> Option<usize> {
         let mut clean = self.clean.lock();
         let first = match first_fit(&clean, n) {
             Some(f) => f,
@@ -131,6 +173,7 @@ impl PageResource {
     pub fn release_span_clean(&self, table: &PageTable, first: usize, n: usize) {
         table.decommit(first, n);
         self.committed.fetch_sub(n, Relaxed);
+        self.in_use.fetch_sub(n, Relaxed);
         let mut clean = self.clean.lock();
         insert_coalesced(&mut clean, first, n);
     }
@@ -182,6 +225,16 @@ impl PageResource {
         self.committed.load(Relaxed)
     }
 
+    /// Pages held by pools and large objects.
+    pub fn in_use_pages(&self) -> usize {
+        self.in_use.load(Relaxed)
+    }
+
+    /// Most pages that may be in use at once (the maximum heap size).
+    pub fn max_pages(&self) -> usize {
+        self.max_pages
+    }
+
     /// Dirty pages waiting in the queue.
     pub fn dirty_pages(&self) -> usize {
         self.dirty_len.load(Relaxed)
@@ -219,7 +272,7 @@ mod tests {
     #[test]
     fn pages_cycle_through_dirty_queue_and_clean_spans() {
         let t = PageTable::new(16).unwrap();
-        let r = PageResource::new(&t);
+        let r = PageResource::new(&t, 16);
         let a = r.acquire_page(&t).unwrap();
         let b = r.acquire_page(&t).unwrap();
         assert_eq!((a, b), (0, 1));
@@ -247,7 +300,7 @@ mod tests {
     #[test]
     fn span_allocation_is_first_fit_and_exhaustion_returns_none() {
         let t = PageTable::new(8).unwrap();
-        let r = PageResource::new(&t);
+        let r = PageResource::new(&t, 8);
         assert_eq!(r.acquire_span(&t, 3), Some(0));
         assert_eq!(r.acquire_span(&t, 4), Some(3));
         assert_eq!(r.acquire_span(&t, 2), None);
@@ -263,5 +316,26 @@ mod tests {
         buf.flush(&r);
         assert_eq!(r.acquire_span(&t, 2), Some(0));
         assert!(t.desc(0).zeroed() && t.desc(1).zeroed());
+    }
+
+    #[test]
+    fn the_maximum_counts_pages_in_use_not_addresses() {
+        // 16 pages of address space, at most 4 in use.
+        let t = PageTable::new(16).unwrap();
+        let r = PageResource::new(&t, 4);
+        let a = r.acquire_page(&t).unwrap();
+        let _b = r.acquire_page(&t).unwrap();
+        let _c = r.acquire_page(&t).unwrap();
+        assert_eq!(r.acquire_span(&t, 2), None, "3 + 2 > 4");
+        assert_eq!(r.in_use_pages(), 3, "a refused request reserves nothing");
+        let mut buf = ReleaseBuffer::default();
+        buf.release(&r, a);
+        buf.flush(&r);
+        assert_eq!(r.in_use_pages(), 2);
+        // Page 0 is free but alone: the span comes from fresh address space.
+        assert_eq!(r.acquire_span(&t, 2), Some(3));
+        assert_eq!(r.acquire_page(&t), None, "at the maximum");
+        r.release_span_clean(&t, 3, 2);
+        assert_eq!(r.in_use_pages(), 2);
     }
 }

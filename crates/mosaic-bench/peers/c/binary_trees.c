@@ -1,0 +1,28 @@
+/* binary-trees (Benchmarks Game) on the Boehm collector.
+ * usage: binary_trees N */
+#include "boehm.h"
+
+typedef struct Node { struct Node *l, *r; } Node;
+
+static Node *make(int d) {
+    Node *n = GC_MALLOC(sizeof(Node));
+    if (d > 0) {
+        Node *l = make(d - 1), *r = make(d - 1);
+        n->l = l;
+        n->r = r;
+    }
+    return n;
+}
+static long check(Node *n) { return n->l ? 1 + check(n->l) + check(n->r) : 1; }
+
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 10, min = 4, max = n > min + 2 ? n : min + 2;
+    boehm_init();
+    unsigned long long total = check(make(max + 1));
+    Node *long_lived = make(max);
+    for (int d = min; d <= max; d += 2)
+        for (long i = 0; i < 1L << (max - d + min); i++) total += check(make(d));
+    total += check(long_lived);
+    boehm_result(total);
+    return 0;
+}

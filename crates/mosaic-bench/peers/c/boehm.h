@@ -1,0 +1,26 @@
+/* Boehm collector setup for the peers: times every collection through
+ * GC_set_on_collection_event (world stopped from START to END). */
+#ifndef MOSAIC_BENCH_BOEHM_H
+#define MOSAIC_BENCH_BOEHM_H
+#define GC_THREADS
+#include <gc.h>
+#include "common.h"
+
+static double gc_start_ns, gc_total_ns;
+static void on_gc_event(GC_EventType e) {
+    if (e == GC_EVENT_START) {
+        gc_start_ns = now_ns();
+    } else if (e == GC_EVENT_END) {
+        double d = now_ns() - gc_start_ns;
+        gc_total_ns += d;
+        if (npauses < MAX_PAUSES) pauses_ns[npauses++] = d;
+    }
+}
+static void boehm_init(void) {
+    GC_INIT();
+    GC_set_on_collection_event(on_gc_event);
+}
+static void boehm_result(unsigned long long check) {
+    print_result(check, (long)GC_get_gc_no(), gc_total_ns / 1e6);
+}
+#endif

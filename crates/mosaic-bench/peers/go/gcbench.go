@@ -1,0 +1,155 @@
+// GCBench (Ellis, Kovac, Boehm), the same algorithm as the Mosaic and C
+// versions. usage: gcbench HOLES THREADS   (heap limit: GOMEMLIMIT, GOGC=off)
+package main
+
+import (
+	"fmt"
+	"math/bits"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+type Node struct {
+	left, right *Node
+	i, j        int32
+}
+
+const (
+	stretch   = 18
+	longLived = 16
+	arraySize = 500000
+	minDepth  = 4
+	maxDepth  = 16
+)
+
+var holes bool
+var sink []byte
+
+func treeSize(d int) int64 { return (1 << (d + 1)) - 1 }
+func numIters(d int) int64 { return 2 * treeSize(stretch) / treeSize(d) }
+
+type worker struct{ rng uint64 }
+
+func (w *worker) next() uint64 {
+	x := w.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	w.rng = x
+	return x * 0x2545F4914F6CDD1D
+}
+
+func (w *worker) hole() {
+	if !holes {
+		return
+	}
+	k := bits.TrailingZeros64(w.next())
+	if k > 7 {
+		k = 7
+	}
+	base := uint64(16) << k
+	sink = make([]byte, base+w.next()%base)
+}
+
+func (w *worker) populate(depth int, n *Node) {
+	if depth <= 0 {
+		return
+	}
+	n.left = &Node{}
+	w.hole()
+	n.right = &Node{}
+	w.hole()
+	w.populate(depth-1, n.left)
+	w.populate(depth-1, n.right)
+}
+
+func (w *worker) makeTree(depth int) *Node {
+	var n *Node
+	if depth <= 0 {
+		n = &Node{}
+	} else {
+		l, r := w.makeTree(depth-1), w.makeTree(depth-1)
+		n = &Node{left: l, right: r}
+	}
+	w.hole()
+	return n
+}
+
+func count(n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	return 1 + count(n.left) + count(n.right)
+}
+
+func (w *worker) run() int64 {
+	w.makeTree(stretch)
+	ll := &Node{}
+	w.populate(longLived, ll)
+	array := make([]float64, arraySize)
+	for i := 0; i < arraySize/2; i++ {
+		array[i] = 1.0 / float64(i)
+	}
+	var trees int64
+	for d := minDepth; d <= maxDepth; d += 2 {
+		for i := int64(0); i < numIters(d); i++ {
+			w.populate(d, &Node{})
+			trees++
+		}
+		for i := int64(0); i < numIters(d); i++ {
+			w.makeTree(d)
+			trees++
+		}
+	}
+	if array[1000] != 1.0/1000 {
+		panic("array corrupted")
+	}
+	return count(ll)*1000000 + trees
+}
+
+func main() {
+	holes = len(os.Args) > 1 && os.Args[1] == "1"
+	threads := 1
+	if len(os.Args) > 2 {
+		threads, _ = strconv.Atoi(os.Args[2])
+	}
+	checks := make([]int64, threads)
+	var wg sync.WaitGroup
+	for i := 0; i < threads; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			w := &worker{rng: uint64(42 + i)}
+			checks[i] = w.run()
+		}(i)
+	}
+	wg.Wait()
+	for _, c := range checks {
+		if c != checks[0] {
+			panic("threads disagree")
+		}
+	}
+	report(checks[0])
+}
+
+func report(check int64) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	n := int(m.NumGC)
+	if n > 256 {
+		n = 256
+	}
+	p := make([]float64, n)
+	for i := 0; i < n; i++ {
+		p[i] = float64(m.PauseNs[i]) / 1e3
+	}
+	sort.Float64s(p)
+	fmt.Printf("RESULT {\"check\": %d, \"collections\": %d, \"gc_ms\": %.3f", check, m.NumGC, float64(m.PauseTotalNs)/1e6)
+	if n > 0 {
+		fmt.Printf(", \"pause_p50_us\": %.3f, \"pause_p99_us\": %.3f, \"pause_max_us\": %.3f", p[n/2], p[int(float64(n)*0.99)], p[n-1])
+	}
+	fmt.Println("}")
+}

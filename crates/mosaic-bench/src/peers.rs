@@ -1,0 +1,170 @@
+//! Building the peer programs in `peers/`. A peer whose toolchain or library
+//! is missing is skipped with a reason the user can act on.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where a built peer is, or why it is not there.
+pub type Built = Result<PathBuf, String>;
+
+/// Every peer program the suite can run.
+pub struct Peers {
+    pub boehm_gcbench: Built,
+    pub boehm_binary_trees: Built,
+    pub c_nqueens: Built,
+    pub alloc_glibc: Built,
+    pub alloc_jemalloc: Built,
+    pub alloc_mimalloc: Built,
+    pub ocaml_nqueens: Built,
+    pub ocaml_binary_trees: Built,
+    /// Directory of compiled classes.
+    pub java: Built,
+    pub go_gcbench: Built,
+    pub go_binary_trees: Built,
+}
+
+const INSTALL: &str = "run scripts/install-peers.sh";
+
+fn has(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
+    match cmd.output() {
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(format!(
+            "building {what} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        )),
+        Err(e) => Err(format!("building {what} failed: {e}")),
+    }
+}
+
+fn cc(src: &Path, out: &Path, flags: &[&str], header: Option<(&str, &str)>) -> Built {
+    if !has("cc") {
+        return Err(format!(
+            "no C compiler (package build-essential; {INSTALL})"
+        ));
+    }
+    if let Some((h, pkg)) = header {
+        if !Path::new("/usr/include").join(h).exists() {
+            return Err(format!("{h} not found (package {pkg}; {INSTALL})"));
+        }
+    }
+    run(
+        Command::new("cc")
+            .args(["-O2", "-std=gnu11"])
+            .arg(src)
+            .arg("-o")
+            .arg(out)
+            .args(flags),
+        &out.display().to_string(),
+    )?;
+    Ok(out.to_path_buf())
+}
+
+impl Peers {
+    /// Builds every peer from `src` (the `peers/` folder) into `out`.
+    pub fn build(src: &Path, out: &Path) -> Peers {
+        std::fs::create_dir_all(out).expect("peer build directory");
+        let c = src.join("c");
+        let boehm = Some(("gc.h", "libgc-dev"));
+        let ocaml = |name: &str| -> Built {
+            if !has("ocamlopt") {
+                return Err(format!("ocamlopt not found (package ocaml-nox; {INSTALL})"));
+            }
+            let dir = out.join(format!("ocaml-{name}"));
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let ml = dir.join(format!("{name}.ml"));
+            std::fs::copy(src.join("ocaml").join(format!("{name}.ml")), &ml)
+                .map_err(|e| e.to_string())?;
+            let exe = out.join(format!("ocaml_{name}"));
+            run(
+                Command::new("ocamlopt")
+                    .args(["-unsafe", "-inline", "200"])
+                    .arg(&ml)
+                    .arg("-o")
+                    .arg(&exe),
+                name,
+            )?;
+            Ok(exe)
+        };
+        let go = |name: &str| -> Built {
+            if !has("go") {
+                return Err(format!("go not found (package golang-go; {INSTALL})"));
+            }
+            let exe = out.join(format!("go_{name}"));
+            run(
+                Command::new("go")
+                    .env("GOCACHE", out.join("gocache"))
+                    .env("GOFLAGS", "-mod=mod")
+                    .args(["build", "-o"])
+                    .arg(&exe)
+                    .arg(src.join("go").join(format!("{name}.go"))),
+                name,
+            )?;
+            Ok(exe)
+        };
+        let java = || -> Built {
+            if !has("javac") || !has("java") {
+                return Err(format!(
+                    "javac not found (package openjdk-17-jdk-headless; {INSTALL})"
+                ));
+            }
+            let dir = out.join("java");
+            let sources: Vec<PathBuf> = ["GCBench", "BinaryTrees", "Pauses"]
+                .iter()
+                .map(|n| src.join("java").join(format!("{n}.java")))
+                .collect();
+            run(
+                Command::new("javac").arg("-d").arg(&dir).args(&sources),
+                "java peers",
+            )?;
+            Ok(dir)
+        };
+        Peers {
+            boehm_gcbench: cc(
+                &c.join("gcbench.c"),
+                &out.join("boehm_gcbench"),
+                &["-lgc", "-lpthread"],
+                boehm,
+            ),
+            boehm_binary_trees: cc(
+                &c.join("binary_trees.c"),
+                &out.join("boehm_binary_trees"),
+                &["-lgc"],
+                boehm,
+            ),
+            c_nqueens: cc(
+                &c.join("nqueens.c"),
+                &out.join("c_nqueens"),
+                &["-lgc"],
+                boehm,
+            ),
+            alloc_glibc: cc(&c.join("alloc.c"), &out.join("alloc_glibc"), &[], None),
+            alloc_jemalloc: cc(
+                &c.join("alloc.c"),
+                &out.join("alloc_jemalloc"),
+                &["-DUSE_JEMALLOC", "-ljemalloc"],
+                Some(("jemalloc/jemalloc.h", "libjemalloc-dev")),
+            ),
+            alloc_mimalloc: cc(
+                &c.join("alloc.c"),
+                &out.join("alloc_mimalloc"),
+                &["-DUSE_MIMALLOC", "-lmimalloc"],
+                Some(("mimalloc.h", "libmimalloc-dev")),
+            ),
+            ocaml_nqueens: ocaml("nqueens"),
+            ocaml_binary_trees: ocaml("binary_trees"),
+            java: java(),
+            go_gcbench: go("gcbench"),
+            go_binary_trees: go("binarytrees"),
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The Mosaic side of a run, executed in a child process of the suite (so
+//! peak RSS and wall time are measured the same way as for every peer).
+
+use std::time::Instant;
+
+use mosaic::{Config, Embedder, Heap, PAGE_SIZE};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::workloads::{alloc, binary_trees, gcbench, nqueens, varsize};
+
+/// What a worker process runs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "workload", rename_all = "snake_case")]
+pub enum Spec {
+    Gcbench {
+        params: gcbench::Params,
+        threads: usize,
+        max_heap: usize,
+    },
+    BinaryTrees {
+        n: u32,
+    },
+    Nqueens {
+        n: u32,
+        repeat: u32,
+    },
+    Varsize {
+        layout: varsize::Layout,
+        params: varsize::Params,
+        max_heap: usize,
+    },
+    Alloc {
+        allocator: String,
+        size: usize,
+        count: u64,
+    },
+}
+
+fn stats_json<E: Embedder>(heap: &Heap<E>) -> Map<String, Value> {
+    let s = heap.stats();
+    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    let mut m = Map::new();
+    m.insert("collections".into(), json!(s.collections));
+    m.insert(
+        "gc_ms".into(),
+        json!((s.pauses.total + s.sweep_steps.total).as_secs_f64() * 1e3),
+    );
+    m.insert("pause_p50_us".into(), json!(us(s.pauses.p50)));
+    m.insert("pause_p99_us".into(), json!(us(s.pauses.p99)));
+    m.insert("pause_max_us".into(), json!(us(s.pauses.max)));
+    m.insert(
+        "longest_sweep_step_us".into(),
+        json!(us(s.longest_sweep_step())),
+    );
+    m
+}
+
+/// Runs `spec` and prints the RESULT line.
+pub fn run(spec: &Spec) {
+    let mut out = Map::new();
+    match spec {
+        Spec::Gcbench {
+            params,
+            threads,
+            max_heap,
+        } => {
+            let config = Config {
+                max_heap: (*max_heap).next_multiple_of(PAGE_SIZE),
+                ..Config::default()
+            };
+            let (check, heap) = gcbench::run(params, *threads, config);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(check));
+        }
+        Spec::BinaryTrees { n } => {
+            let (check, heap) = binary_trees::run(*n, Config::default());
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(check));
+        }
+        Spec::Nqueens { n, repeat } => {
+            let heap = Heap::new(Config::default(), nqueens::ConsVm::default()).expect("heap");
+            let mut m = heap.mutator();
+            let s = heap.embedder().stack(1 << 16);
+            let t = Instant::now();
+            let mut solutions = 0;
+            for _ in 0..*repeat {
+                solutions = nqueens::solve(&mut m, &s, *n);
+            }
+            println!("TIME {:.3}", t.elapsed().as_secs_f64() * 1e3);
+            drop(m);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(solutions));
+        }
+        Spec::Varsize {
+            layout,
+            params,
+            max_heap,
+        } => {
+            let (check, heap) = varsize::run(*layout, params, *max_heap);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(check));
+        }
+        Spec::Alloc {
+            allocator,
+            size,
+            count,
+        } => {
+            let ns = match allocator.as_str() {
+                "mosaic" => alloc::mosaic(*size, *count),
+                _ => alloc::bump(*size, *count),
+            };
+            out.insert("check".into(), json!(0));
+            out.insert("ns_per_alloc".into(), json!(ns));
+        }
+    }
+    println!("RESULT {}", Value::Object(out));
+}
