@@ -298,15 +298,21 @@ pub fn charts(dir: &Path, cases: &[Case], summary: &[Summary]) -> Result<Vec<Str
             .y_label_area_size(50)
             .build_cartesian_2d(0f64..idx.len() as f64, 0f64..ymax)
             .map_err(|e| e.to_string())?;
-        let labels: Vec<String> = idx.iter().map(|&ci| cases[ci].variant.clone()).collect();
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_labels(idx.len().max(1))
-            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+            .x_labels(0)
             .y_desc(format!("time / {baseline}"))
             .draw()
             .map_err(|e| e.to_string())?;
+        // One label under the middle of each cluster of bars.
+        for (k, &ci) in idx.iter().enumerate() {
+            let label = &cases[ci].variant;
+            let (px, py) = chart.backend_coord(&(k as f64 + 0.5, 0.0));
+            let x = px - (label.len() as i32 * 7) / 2;
+            root.draw(&Text::new(label.clone(), (x, py + 10), ("sans-serif", 15)))
+                .map_err(|e| e.to_string())?;
+        }
         let width = 0.8 / peers.len() as f64;
         for (pi, p) in peers.iter().enumerate() {
             let color = Palette99::pick(pi).to_rgba();
@@ -347,4 +353,121 @@ pub fn charts(dir: &Path, cases: &[Case], summary: &[Summary]) -> Result<Vec<Str
         files.push(path.display().to_string());
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cases::Runner;
+
+    fn runner(peer: &str, skip: Option<&str>) -> Runner {
+        Runner {
+            peer: peer.into(),
+            program: "true".into(),
+            args: vec![],
+            env: vec![],
+            skip: skip.map(String::from),
+        }
+    }
+
+    fn outcome(wall: f64, rss: f64, check: u64) -> Outcome {
+        let mut result = serde_json::Map::new();
+        result.insert("check".into(), json!(check));
+        result.insert("gc_ms".into(), json!(wall * 100.0));
+        Outcome {
+            wall_s: wall,
+            peak_rss_mb: rss,
+            result,
+            ..Outcome::default()
+        }
+    }
+
+    #[test]
+    fn medians_ratios_skips_and_wrong_results() {
+        let cases = vec![Case {
+            workload: "w",
+            variant: "v".into(),
+            metric: Metric::Wall,
+            expected: Some(42),
+            baseline: "mosaic",
+            runners: vec![
+                runner("mosaic", None),
+                runner("peer", None),
+                runner("absent", Some("not installed")),
+            ],
+        }];
+        let runs = [
+            (0, 1.0, 10.0, 42),
+            (0, 3.0, 10.0, 42),
+            (0, 2.0, 12.0, 42),
+            (1, 4.0, 20.0, 42),
+            (1, 4.4, 20.0, 41),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(rep, &(runner, wall, rss, check))| Run {
+            case: 0,
+            runner,
+            rep,
+            outcome: outcome(wall, rss, check),
+        })
+        .collect::<Vec<_>>();
+        let s = summarize(&cases, &runs);
+        assert_eq!(s.len(), 3);
+        assert_eq!(
+            (s[0].time, s[0].time_min, s[0].time_max),
+            (Some(2.0), Some(1.0), Some(3.0))
+        );
+        assert_eq!(s[0].peak_rss_mb, Some(10.0));
+        assert_eq!(s[0].time_ratio, Some(1.0));
+        assert_eq!(s[1].time, Some(4.2));
+        assert_eq!(s[1].time_ratio, Some(2.1));
+        assert_eq!(s[1].rss_ratio, Some(2.0));
+        assert!(s[1].wrong_check, "one run returned 41");
+        assert!(!s[0].wrong_check);
+        assert_eq!(s[2].failed.as_deref(), Some("not installed"));
+        assert_eq!(s[2].runs, 0);
+    }
+
+    #[test]
+    fn json_and_charts_are_written() {
+        let cases = vec![Case {
+            workload: "w",
+            variant: "v".into(),
+            metric: Metric::Wall,
+            expected: None,
+            baseline: "mosaic",
+            runners: vec![runner("mosaic", None), runner("peer", None)],
+        }];
+        let runs = vec![
+            Run {
+                case: 0,
+                runner: 0,
+                rep: 0,
+                outcome: outcome(1.0, 5.0, 0),
+            },
+            Run {
+                case: 0,
+                runner: 1,
+                rep: 0,
+                outcome: outcome(1.5, 6.0, 0),
+            },
+        ];
+        let s = summarize(&cases, &runs);
+        let dir = std::env::temp_dir().join(format!("mosaic-bench-report-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write_json(&dir.join("results.json"), &cases, &runs, &s, false, 1);
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap())
+                .unwrap();
+        assert_eq!(doc["summary"][1]["time_ratio"], json!(1.5));
+        assert_eq!(doc["runs"].as_array().unwrap().len(), 2);
+        match charts(&dir, &cases, &s) {
+            Ok(files) => {
+                let png = std::fs::read(&files[0]).unwrap();
+                assert_eq!(&png[1..4], b"PNG");
+            }
+            Err(e) => assert!(e.contains("font"), "{e}"),
+        }
+    }
 }
