@@ -106,7 +106,8 @@ impl Peers {
                     .env("GOFLAGS", "-mod=mod")
                     .args(["build", "-o"])
                     .arg(&exe)
-                    .arg(src.join("go").join(format!("{name}.go"))),
+                    .arg(src.join("go").join(format!("{name}.go")))
+                    .arg(src.join("go").join("report.go")),
                 name,
             )?;
             Ok(exe)

@@ -2,10 +2,7 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"runtime"
-	"sort"
 	"strconv"
 )
 
@@ -42,20 +39,5 @@ func main() {
 		}
 	}
 	total += check(ll)
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	k := int(m.NumGC)
-	if k > 256 {
-		k = 256
-	}
-	p := make([]float64, k)
-	for i := 0; i < k; i++ {
-		p[i] = float64(m.PauseNs[i]) / 1e3
-	}
-	sort.Float64s(p)
-	fmt.Printf("RESULT {\"check\": %d, \"collections\": %d, \"gc_ms\": %.3f", total, m.NumGC, float64(m.PauseTotalNs)/1e6)
-	if k > 0 {
-		fmt.Printf(", \"pause_p50_us\": %.3f, \"pause_p99_us\": %.3f, \"pause_max_us\": %.3f", p[k/2], p[int(float64(k)*0.99)], p[k-1])
-	}
-	fmt.Println("}")
+	report(total)
 }
