@@ -23,8 +23,6 @@ use std::time::Duration;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use mosaic_bench::workloads;
-
 #[derive(Parser, Debug)]
 #[command(
     name = "mosaic-bench",
@@ -140,5 +138,4 @@ fn main() {
         eprintln!("WRONG RESULTS from: {}", wrong.join(", "));
         std::process::exit(1);
     }
-    let _ = workloads::alloc::SIZES;
 }

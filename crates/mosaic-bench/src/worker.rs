@@ -7,7 +7,7 @@ use mosaic::{Config, Embedder, Heap, PAGE_SIZE};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::workloads::{alloc, binary_trees, gcbench, nqueens, varsize};
+use mosaic_bench::workloads::{alloc, binary_trees, gcbench, nqueens, varsize};
 
 /// What a worker process runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -79,10 +79,7 @@ impl<E: Embedder> Heap<E> {
 
     /// Checks that `p` is an object of this heap.
     pub fn check_object(&self, p: *const u8) -> Result<ObjRef, Error> {
-        match ObjRef::from_ptr(p as *mut u8) {
-            Some(o) if self.is_object(p) => Ok(o),
-            _ => Err(Error::ForeignPointer { addr: p as usize }),
-        }
+        self.inner.core.check_object(p as usize)
     }
 
     /// The usable size of an object: its slot size, or a large object's size.

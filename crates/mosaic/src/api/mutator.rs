@@ -228,9 +228,7 @@ impl<E: Embedder> Mutator<E> {
 
     /// A handle keeping `obj` alive. Fails if `obj` is not an object of this heap.
     pub fn root(&self, obj: ObjRef) -> Result<Root, Error> {
-        if self.heap.core.table.object_at(obj.addr()).is_none() {
-            return Err(Error::ForeignPointer { addr: obj.addr() });
-        }
+        let obj = self.heap.core.check_object(obj.addr())?;
         Ok(self.roots.make(obj.addr()))
     }
 

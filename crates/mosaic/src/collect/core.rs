@@ -219,6 +219,14 @@ impl<E: Embedder> HeapCore<E> {
             .ok_or(LargeFailure::Exhausted)
     }
 
+    /// `addr` as an object of this heap, or a foreign-pointer error.
+    pub fn check_object(&self, addr: usize) -> Result<ObjRef, Error> {
+        match ObjRef::from_ptr(addr as *mut u8) {
+            Some(o) if self.table.object_at(addr).is_some() => Ok(o),
+            _ => Err(Error::ForeignPointer { addr }),
+        }
+    }
+
     /// The maximum heap size in bytes.
     pub fn max_heap(&self) -> usize {
         self.resource.max_pages() * PAGE_SIZE

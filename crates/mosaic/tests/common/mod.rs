@@ -18,8 +18,8 @@ pub const HEADER: usize = 16;
 
 #[derive(Default)]
 pub struct TestVm {
-    /// Ids of objects whose `on_free` ran.
-    pub freed: Mutex<Vec<u64>>,
+    /// Ids of objects whose `on_free` ran (shared, so it outlives the heap).
+    pub freed: std::sync::Arc<Mutex<Vec<u64>>>,
     /// Extra roots reported through `Embedder::roots`.
     pub globals: Mutex<Vec<usize>>,
     pub traced: AtomicUsize,
