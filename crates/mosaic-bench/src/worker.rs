@@ -80,7 +80,7 @@ pub fn run(spec: &Spec) {
         }
         Spec::Nqueens { n, repeat } => {
             let heap = Heap::new(Config::default(), nqueens::ConsVm::default()).expect("heap");
-            let mut m = heap.mutator();
+            let mut m = heap.mutator().unwrap();
             let s = heap.embedder().stack(1 << 16);
             let t = Instant::now();
             let mut solutions = 0;

@@ -29,6 +29,9 @@ pub struct mosaic_config {
     pub sweep_step_pages: usize,
     pub verify: bool,
     pub stress: u64,
+    /// Milliseconds a collection waits for mutators before it prints which
+    /// ones it waits for (0: never).
+    pub stall_warning_ms: u64,
 }
 
 impl From<&Config> for mosaic_config {
@@ -51,6 +54,7 @@ impl From<&Config> for mosaic_config {
             sweep_step_pages: c.sweep_step_pages,
             verify: c.verify,
             stress: c.stress,
+            stall_warning_ms: c.stall_warning_ms,
         }
     }
 }
@@ -83,6 +87,7 @@ impl mosaic_config {
             sweep_step_pages: self.sweep_step_pages,
             verify: self.verify,
             stress: self.stress,
+            stall_warning_ms: self.stall_warning_ms,
         };
         c.validate().map_err(|e| report(&e))?;
         Ok(c)

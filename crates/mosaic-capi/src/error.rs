@@ -46,6 +46,7 @@ pub(crate) fn report(e: &Error) -> mosaic_error {
         Error::InvalidFlags { .. } => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
         Error::Config(_) => mosaic_error::MOSAIC_ERR_CONFIG,
         Error::Reserve(_) => mosaic_error::MOSAIC_ERR_RESERVE,
+        Error::MutatorExists { .. } => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
     };
     set_error(code, e.to_string());
     code

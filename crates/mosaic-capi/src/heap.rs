@@ -102,9 +102,16 @@ pub unsafe extern "C" fn mosaic_heap_free(heap: *mut mosaic_heap) {
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosaic_mutator {
     match heap_ref(heap) {
-        Some(h) => Box::into_raw(Box::new(mosaic_mutator {
-            m: h.heap.mutator(),
-        })),
+        Some(h) => match h.heap.mutator() {
+            Ok(m) => {
+                clear_error();
+                Box::into_raw(Box::new(mosaic_mutator { m }))
+            }
+            Err(e) => {
+                report(&e);
+                std::ptr::null_mut()
+            }
+        },
         None => {
             invalid("mosaic_mutator_new: heap is NULL");
             std::ptr::null_mut()

@@ -25,7 +25,7 @@ fn alloc(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     for size in [16usize, 32, 64, 128, 512] {
         let heap = Heap::new(Config::default(), common::Nodes).unwrap();
-        let mut m = heap.mutator();
+        let mut m = heap.mutator().unwrap();
         g.bench_with_input(BenchmarkId::new("mosaic", size), &size, |b, &size| {
             b.iter_custom(|iters| {
                 let start = Instant::now();

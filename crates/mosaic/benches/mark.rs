@@ -12,7 +12,7 @@ use mosaic::{Config, Heap};
 
 fn mark(c: &mut Criterion) {
     let heap = Heap::new(Config::default(), common::Nodes).unwrap();
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let root = common::tree(&mut m, 20, 32);
     let _keep = m.root(root).unwrap();
     m.collect();

@@ -13,8 +13,7 @@ mod common;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mosaic::pool::sweep_page;
-use mosaic::space::PageTable;
+use mosaic::unstable::{sweep_page, PageTable};
 use mosaic::{Config, Heap};
 
 fn sweep_one_page(c: &mut Criterion) {
@@ -47,7 +46,7 @@ fn sweep_one_page(c: &mut Criterion) {
 
 fn heap_200mb() {
     let heap = Heap::new(Config::default(), common::Nodes).unwrap();
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     // 400 MB of 64-byte nodes; every other one is kept in a linked list.
     let n = (400usize << 20) / 64;
     let list = m.empty_root();

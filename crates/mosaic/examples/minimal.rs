@@ -72,7 +72,7 @@ fn main() {
 /// collects, and checks the list. Returns the number of live objects found.
 pub fn run() -> u64 {
     let heap = Heap::new(Config::from_env().expect("MOSAIC_* variables"), Vm).expect("heap");
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let list = m.empty_root();
     for i in 0..10_000 {
         let s = string(&mut m, &format!("value {i}"));

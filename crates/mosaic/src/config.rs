@@ -16,6 +16,10 @@
 //! | `sweep_step_pages` | 4 | `MOSAIC_SWEEP_STEP` | pages an allocation may sweep looking for space before taking a fresh page (while the pool is under budget) |
 //! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one |
 //! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
+//! | `stall_warning_ms` | 1000 | `MOSAIC_STALL_WARNING_MS` | a collection that has waited this long for mutators to reach a safepoint prints, once, which mutators and threads it waits for (0: never) |
+//!
+//! An unknown `MOSAIC_*` variable (a misspelling such as `MOSAIC_STRES`) is
+//! reported once per process on stderr, with the closest known name.
 
 use crate::error::Error;
 use crate::pool::{GrowthPolicy, SizeClasses};
@@ -50,6 +54,7 @@ pub struct Config {
     pub sweep_step_pages: usize,
     pub verify: bool,
     pub stress: u64,
+    pub stall_warning_ms: u64,
 }
 
 impl Default for Config {
@@ -69,6 +74,7 @@ impl Default for Config {
             sweep_step_pages: 4,
             verify: false,
             stress: 0,
+            stall_warning_ms: 1000,
         }
     }
 }
@@ -79,8 +85,16 @@ impl Config {
         Config::default().with_env()
     }
 
-    /// Overrides fields from `MOSAIC_*` environment variables.
+    /// Overrides fields from `MOSAIC_*` environment variables. Warns once
+    /// per process about `MOSAIC_*` variables it does not know.
     pub fn with_env(self) -> Result<Config, Error> {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            let names = std::env::vars_os().filter_map(|(k, _)| k.into_string().ok());
+            for warning in unknown_variables(names) {
+                eprintln!("mosaic: {warning}");
+            }
+        });
         self.with_vars(|k| std::env::var(k).ok())
     }
 
@@ -160,6 +174,12 @@ impl Config {
             "an allocation count"
         );
         take!(
+            "MOSAIC_STALL_WARNING_MS",
+            self.stall_warning_ms,
+            |s: &str| s.parse().ok(),
+            "milliseconds"
+        );
+        take!(
             "MOSAIC_SIZE_CLASSES",
             self.size_classes,
             parse_preset,
@@ -215,6 +235,11 @@ impl Config {
         }
     }
 
+    /// How long a collection waits for mutators before it says so.
+    pub fn stall_warning(&self) -> Option<std::time::Duration> {
+        (self.stall_warning_ms > 0).then(|| std::time::Duration::from_millis(self.stall_warning_ms))
+    }
+
     /// The growth policy's knobs.
     pub fn growth_policy(&self) -> GrowthPolicy {
         GrowthPolicy {
@@ -227,6 +252,70 @@ impl Config {
             stable_ratio: self.stable_ratio,
         }
     }
+}
+
+/// Every `MOSAIC_*` variable Mosaic reads: the configuration above, and the
+/// ones its own tests and tools read.
+pub const KNOWN_VARIABLES: &[&str] = &[
+    "MOSAIC_MAX_HEAP",
+    "MOSAIC_SIZE_CLASSES",
+    "MOSAIC_INITIAL_SLOTS",
+    "MOSAIC_GROWTH_FACTOR",
+    "MOSAIC_GROWTH_MAX",
+    "MOSAIC_FREE_MIN",
+    "MOSAIC_FREE_GOAL",
+    "MOSAIC_FREE_MAX",
+    "MOSAIC_STABLE_RATIO",
+    "MOSAIC_LARGE_INITIAL",
+    "MOSAIC_LAZY_SWEEP",
+    "MOSAIC_SWEEP_STEP",
+    "MOSAIC_VERIFY",
+    "MOSAIC_STRESS",
+    "MOSAIC_STALL_WARNING_MS",
+    // Tests and tools.
+    "MOSAIC_MODEL_CASES",
+    "MOSAIC_BLESS",
+    "MOSAIC_LIB_DIR",
+    "MOSAIC_TEST_STALL_CHILD",
+];
+
+/// One warning per unknown `MOSAIC_*` name among `names`, naming the
+/// closest known variable when one is close.
+pub fn unknown_variables(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in names {
+        if !name.starts_with("MOSAIC_") || KNOWN_VARIABLES.contains(&name.as_str()) {
+            continue;
+        }
+        let closest = KNOWN_VARIABLES
+            .iter()
+            .map(|k| (edit_distance(&name, k), *k))
+            .min()
+            .filter(|&(d, _)| d <= 3);
+        out.push(match closest {
+            Some((_, k)) => format!("unknown variable {name} is ignored (did you mean {k}?)"),
+            None => format!("unknown variable {name} is ignored"),
+        });
+    }
+    out
+}
+
+/// Levenshtein distance (names are short).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// Parses `123`, `64K`, `512M`, `4G` (also `KiB`/`MB`-style suffixes).
@@ -314,6 +403,33 @@ mod tests {
             .with_vars(vars(&[("MOSAIC_SIZE_CLASSES", "17")]))
             .unwrap_err();
         assert!(e.to_string().contains("multiple of 8"), "{e}");
+    }
+
+    #[test]
+    fn misspelled_variables_are_reported_with_the_closest_name() {
+        let names = [
+            "MOSAIC_STRES",
+            "MOSAIC_VERIFY",
+            "PATH",
+            "MOSAIC_ZZZZZZZZZZZZ",
+        ];
+        let w = unknown_variables(names.iter().map(|s| s.to_string()));
+        assert_eq!(
+            w,
+            vec![
+                "unknown variable MOSAIC_STRES is ignored (did you mean MOSAIC_STRESS?)"
+                    .to_string(),
+                "unknown variable MOSAIC_ZZZZZZZZZZZZ is ignored".to_string(),
+            ]
+        );
+        let c = Config::default()
+            .with_vars(vars(&[("MOSAIC_STALL_WARNING_MS", "0")]))
+            .unwrap();
+        assert_eq!(c.stall_warning(), None);
+        assert_eq!(
+            Config::default().stall_warning(),
+            Some(std::time::Duration::from_secs(1))
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! }
 //!
 //! let heap = Heap::new(Config::default(), Pairs).unwrap();
-//! let mut m = heap.mutator();
+//! let mut m = heap.mutator().unwrap();
 //! let a = m.alloc(16).unwrap();
 //! let root = m.root(a).unwrap();
 //! m.alloc(16).unwrap(); // garbage
@@ -32,31 +32,40 @@
 //! assert_eq!(root.get(), Some(a));
 //! ```
 //!
-//! Layers, lowest first (see ARCHITECTURE.md): [`os`] → [`space`] → [`pool`]
-//! → [`alloc`] → [`collect`] → [`sched`] → the API ([`Heap`], [`Mutator`]).
+//! Layers, lowest first (see ARCHITECTURE.md): `os` → `space` → `pool` →
+//! `alloc` → `collect` → `sched` → the API ([`Heap`], [`Mutator`]). The
+//! layers are private: the public API is what an embedder needs.
 
-pub mod alloc;
+mod alloc;
 mod api;
-pub mod collect;
+mod collect;
 mod config;
 mod embedder;
 mod error;
 mod flags;
 mod object;
-pub mod os;
-pub mod pool;
-pub mod sched;
-pub mod space;
+mod os;
+mod pool;
+mod sched;
+mod space;
 
 pub use api::{Heap, Mutator, PoolStats, Stats};
 pub use collect::{Distribution, Root};
-pub use config::{parse_bytes, Config, SizeClassPreset};
+pub use config::{parse_bytes, Config, SizeClassPreset, KNOWN_VARIABLES};
 pub use embedder::{Embedder, Tracer};
 pub use error::Error;
 pub use flags::AllocFlags;
 pub use object::ObjRef;
 pub use pool::Decision;
 pub use space::{LargeStats, PAGE_SIZE};
+
+/// Not part of Mosaic's API: internals the crate's own benchmarks measure
+/// directly. May change or disappear in any release.
+#[doc(hidden)]
+pub mod unstable {
+    pub use crate::pool::{sweep_page, SweepResult};
+    pub use crate::space::{PageDesc, PageTable};
+}
 
 /// The README's Rust example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -8,7 +8,7 @@ use mosaic::{AllocFlags, Config, Error, ObjRef, PAGE_SIZE};
 #[test]
 fn size_zero_returns_distinct_usable_objects() {
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let a = m.alloc(0).unwrap();
     let b = m.alloc(0).unwrap();
     assert_ne!(a, b);
@@ -22,7 +22,7 @@ fn sizes_beyond_the_maximum_are_refused_and_the_heap_keeps_working() {
         max_heap: 16 << 20,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let keep = new_pair(&mut m, 1, None, None).unwrap();
     let _r = m.root(keep).unwrap();
     for size in [usize::MAX, usize::MAX - 7, (16 << 20) + 1, 1 << 40] {
@@ -46,7 +46,7 @@ fn heap_exhaustion_is_an_error_and_the_heap_recovers() {
         max_heap: 8 << 20,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let list = m.empty_root();
     let mut n = 0u64;
     let err = loop {
@@ -91,7 +91,7 @@ fn heap_exhaustion_is_an_error_and_the_heap_recovers() {
 #[test]
 fn foreign_interior_and_freed_pointers_are_rejected() {
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let on_stack = 5u64;
     let stack_ptr = ObjRef::from_ptr(&on_stack as *const u64 as *mut u8).unwrap();
     let boxed = Box::new([0u8; 64]);
@@ -121,7 +121,7 @@ fn foreign_interior_and_freed_pointers_are_rejected() {
     );
     // Another heap's object is foreign here.
     let other = common::heap(small_config());
-    let mut m2 = other.mutator();
+    let mut m2 = other.mutator().unwrap();
     let theirs = m2.alloc(32).unwrap();
     assert!(m.root(theirs).is_err());
 }

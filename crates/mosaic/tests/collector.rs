@@ -12,7 +12,7 @@ fn ten_million_node_list_marks_without_recursion() {
         max_heap: 2 << 30,
         ..Config::default()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let head = m.empty_root();
     const N: u64 = 10_000_000;
     for id in 0..N {
@@ -35,7 +35,7 @@ fn ten_million_node_list_marks_without_recursion() {
 #[test]
 fn unreachable_objects_are_reclaimed_and_their_slots_reused() {
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let keep = new_vector(&mut m, 0, 100).unwrap();
     let root = m.root(keep).unwrap();
     for i in 0..100 {
@@ -74,7 +74,7 @@ fn unreachable_objects_are_reclaimed_and_their_slots_reused() {
 #[test]
 fn large_objects_survive_while_reachable_and_are_freed_eagerly() {
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let holder = new_vector(&mut m, 0, 4).unwrap();
     let _root = m.root(holder).unwrap();
     let big = new_bytes(&mut m, 1, 3 * PAGE_SIZE, AllocFlags::NONE).unwrap();
@@ -112,7 +112,7 @@ fn large_objects_survive_while_reachable_and_are_freed_eagerly() {
 fn no_pointers_objects_are_never_traced() {
     // new_bytes allocates NO_POINTERS; the test embedder panics if one is traced.
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let v = new_vector(&mut m, 0, 2).unwrap();
     let _r = m.root(v).unwrap();
     let b = new_bytes(&mut m, 1, 64, AllocFlags::NONE).unwrap();
@@ -141,7 +141,7 @@ fn no_pointers_objects_are_never_traced() {
 fn cleanup_runs_once_for_dead_objects_and_at_heap_drop_for_live_ones() {
     let heap = heap(small_config());
     let freed = heap.embedder().freed.clone();
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let live = new_bytes(&mut m, 1, 10, AllocFlags::NEEDS_CLEANUP).unwrap();
     let root = m.root(live).unwrap();
     new_bytes(&mut m, 2, 10, AllocFlags::NEEDS_CLEANUP).unwrap();
@@ -172,7 +172,7 @@ fn cleanup_runs_once_for_dead_objects_and_at_heap_drop_for_live_ones() {
 #[test]
 fn pinned_flag_is_recorded_and_object_still_collectable() {
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let p = m.alloc_with(48, AllocFlags::PINNED).unwrap();
     assert!(heap.is_object(p.as_ptr()));
     m.collect();
@@ -190,7 +190,7 @@ fn churning_pool_grows_and_mostly_empty_pool_shrinks() {
         initial_slots: 2048,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     // Keep many 64-byte objects alive while churning: the pool must grow.
     let keep = m.empty_root();
     let mut count = 0u64;
@@ -233,7 +233,7 @@ fn lazy_sweeping_sweeps_a_bounded_amount_per_allocation() {
         sweep_step_pages: 2,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let v = new_vector(&mut m, 0, 1).unwrap();
     let _r = m.root(v).unwrap();
     // Fill 40 pages of 32-byte slots with garbage (under the 64-page initial
@@ -276,7 +276,7 @@ fn verify_mode_reports_an_interior_pointer_with_a_precise_diagnostic() {
         verify: true,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let v = new_vector(&mut m, 0, 3).unwrap();
     let _r = m.root(v).unwrap();
     let p = new_pair(&mut m, 1, None, None).unwrap();
@@ -303,7 +303,7 @@ fn verify_mode_reports_a_dangling_pointer_to_a_freed_slot() {
         verify: true,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let v = new_vector(&mut m, 0, 1).unwrap();
     let _r = m.root(v).unwrap();
     let p = new_pair(&mut m, 1, None, None).unwrap();
@@ -318,7 +318,7 @@ fn verify_mode_reports_a_dangling_pointer_to_a_freed_slot() {
 #[test]
 fn embedder_roots_keep_objects_alive() {
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let p = new_pair(&mut m, 7, None, None).unwrap();
     heap.embedder().globals.lock().push(p.addr());
     new_pair(&mut m, 8, None, None).unwrap();
@@ -330,7 +330,7 @@ fn embedder_roots_keep_objects_alive() {
 #[test]
 fn stats_report_pauses_pools_and_a_summary() {
     let heap = heap(small_config());
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     for i in 0..100_000 {
         new_pair(&mut m, i, None, None).unwrap();
     }
@@ -365,7 +365,7 @@ fn ruby_preset_uses_five_pools() {
         size_classes: mosaic::SizeClassPreset::Ruby,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let a = m.alloc(40).unwrap();
     let b = m.alloc(41).unwrap();
     let c = m.alloc(641).unwrap();
@@ -397,7 +397,7 @@ fn large_object_fits_when_live_small_objects_are_scattered_over_every_other_page
         max_heap: 8 << 20,
         ..small_config()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let all = m.empty_root();
     for i in 0..120 * 2048u64 {
         let p = new_pair(&mut m, i, all.get(), None).unwrap();

@@ -88,7 +88,7 @@ struct Harness {
 impl Harness {
     fn new(config: Config) -> Self {
         let heap = heap(config);
-        let m = heap.mutator();
+        let m = heap.mutator().unwrap();
         Harness {
             heap,
             m,

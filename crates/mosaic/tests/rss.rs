@@ -12,7 +12,7 @@ fn garbage_pages_are_decommitted_and_rss_falls() {
         max_heap: 1 << 30,
         ..Config::default()
     });
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let list = m.empty_root();
     // ~200 MB of live byte strings (1 KiB each), then drop them all.
     for i in 0..200_000u64 {

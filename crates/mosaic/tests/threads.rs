@@ -39,7 +39,7 @@ fn threads_allocate_collect_and_keep_their_trees() {
         .map(|t| {
             let heap = heap.clone();
             std::thread::spawn(move || {
-                let mut m = heap.mutator();
+                let mut m = heap.mutator().unwrap();
                 let mut id = t * 1_000_000;
                 let keep = build_tree(&mut m, 10, &mut id);
                 let root = m.root(keep).unwrap();
@@ -61,7 +61,7 @@ fn threads_allocate_collect_and_keep_their_trees() {
     }
     let s = heap.stats();
     assert!(s.collections >= 4, "{s}");
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     m.collect();
     assert_eq!(heap.stats().last_marked, 0, "all threads' roots are gone");
 }
@@ -74,7 +74,7 @@ fn a_thread_in_a_blocking_region_does_not_hold_up_collections() {
     let h2 = heap.clone();
     let d2 = done.clone();
     let t = std::thread::spawn(move || {
-        let mut m = h2.mutator();
+        let mut m = h2.mutator().unwrap();
         let p = new_pair(&mut m, 42, None, None).unwrap();
         let r = m.root(p).unwrap();
         m.blocking(|| {
@@ -84,7 +84,7 @@ fn a_thread_in_a_blocking_region_does_not_hold_up_collections() {
         assert_eq!(header(r.get().unwrap()).2, 42);
     });
     rx.recv().unwrap();
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     m.collect(); // must not wait for the blocked thread
     assert_eq!(heap.stats().last_marked, 1, "its roots are still scanned");
     done.wait();

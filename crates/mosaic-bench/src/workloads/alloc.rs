@@ -15,7 +15,7 @@ pub const SIZES: [usize; 5] = [16, 32, 64, 128, 512];
 /// Mosaic: `count` allocations of `size` bytes; ns per allocation.
 pub fn mosaic(size: usize, count: u64) -> f64 {
     let heap = Heap::new(Config::default(), Vm::<FirstWords<0>>::default()).expect("heap");
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let t = Instant::now();
     for _ in 0..count {
         black_box(m.alloc(size).expect("alloc"));

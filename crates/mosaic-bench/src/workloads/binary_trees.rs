@@ -58,7 +58,7 @@ fn check(o: ObjRef) -> u64 {
 
 pub fn run(n: u32, config: Config) -> (u64, Heap<TreeVm>) {
     let heap = Heap::new(config, TreeVm::default()).expect("heap");
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let s = heap.embedder().stack(1 << 10);
     let max = n.max(MIN_DEPTH + 2);
     let mut total = check(make(&mut m, &s, max + 1));

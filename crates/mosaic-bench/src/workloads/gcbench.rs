@@ -201,7 +201,7 @@ pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>) {
             .map(|t| {
                 let heap = heap.clone();
                 sc.spawn(move || {
-                    let mut m = heap.mutator();
+                    let mut m = heap.mutator().unwrap();
                     let s = heap.embedder().stack(1 << 12);
                     run_one(&mut m, &s, p, 42 + t as u64)
                 })

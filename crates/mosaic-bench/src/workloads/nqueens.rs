@@ -140,7 +140,7 @@ pub fn solve(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
 
 pub fn run(ns: &[u32], config: Config) -> (Vec<u64>, Heap<ConsVm>) {
     let heap = Heap::new(config, ConsVm::default()).expect("heap");
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let s = heap.embedder().stack(1 << 16);
     let counts = ns.iter().map(|&n| solve(&mut m, &s, n)).collect();
     drop(m);

@@ -113,7 +113,7 @@ pub fn run(layout: Layout, p: &Params, max_heap: usize) -> (u64, Heap<RecordVm>)
         ..Config::default()
     };
     let heap = Heap::new(config, RecordVm::with_cleanup(free_payload)).expect("heap");
-    let mut m = heap.mutator();
+    let mut m = heap.mutator().unwrap();
     let table = m.alloc(8 * (p.records + 1)).expect("table");
     // SAFETY: the table is a counted vector: its length, then references.
     unsafe { (table.as_ptr() as *mut usize).write(p.records) };

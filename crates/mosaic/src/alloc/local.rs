@@ -1,5 +1,7 @@
 //! Bump-through-free-runs allocation into a mutator's current pages.
 
+use std::ptr::NonNull;
+
 use crate::pool::SizePool;
 use crate::space::PageTable;
 
@@ -24,11 +26,18 @@ const MAX_CLASSES: usize = 64;
 
 /// A mutator's allocation context: one current page and run per pool.
 /// A fixed array indexed by `class % 64`, so the fast path has no bounds check.
+///
+/// The array is a raw heap allocation (not a `Box`) so that a
+/// [`LocalFlusher`] can flush it when the owning thread exits while the
+/// mutator was leaked, without aliasing a unique `Box`.
 pub struct LocalAllocator {
-    pools: Box<[LocalPool; MAX_CLASSES]>,
+    pools: NonNull<[LocalPool; MAX_CLASSES]>,
     /// Hand out one slot per run (stress mode: every allocation takes the slow path).
     single_slot_runs: bool,
 }
+
+/// Flushes a [`LocalAllocator`] from elsewhere (a thread-exit hook).
+pub struct LocalFlusher(NonNull<[LocalPool; MAX_CLASSES]>);
 
 impl LocalAllocator {
     pub fn new(slot_sizes: &[usize], single_slot_runs: bool) -> Self {
@@ -43,15 +52,29 @@ impl LocalAllocator {
             unreported: 0,
         }));
         LocalAllocator {
-            pools,
+            pools: NonNull::from(Box::leak(pools)),
             single_slot_runs,
         }
+    }
+
+    #[inline(always)]
+    fn pools(&mut self) -> &mut [LocalPool; MAX_CLASSES] {
+        // SAFETY: `pools` came from `Box::leak` in `new` and is freed only in
+        // `drop`; `&mut self` excludes other uses through this allocator,
+        // and a `LocalFlusher` is used only while the owner is not (see
+        // `LocalFlusher::flush`).
+        unsafe { self.pools.as_mut() }
+    }
+
+    /// A handle that can flush this context later (see [`LocalFlusher`]).
+    pub fn flusher(&self) -> LocalFlusher {
+        LocalFlusher(self.pools)
     }
 
     /// The fast path: the next slot of the current run, if any.
     #[inline(always)]
     pub fn bump(&mut self, class: usize) -> Option<usize> {
-        let lp = &mut self.pools[class % MAX_CLASSES];
+        let lp = &mut self.pools()[class % MAX_CLASSES];
         let next = lp.cursor + lp.slot_size;
         if next <= lp.limit {
             let p = lp.cursor;
@@ -66,7 +89,7 @@ impl LocalAllocator {
     /// page has none left (the page is then no longer current).
     pub fn next_run(&mut self, table: &PageTable, class: usize) -> bool {
         let single = self.single_slot_runs;
-        let lp = &mut self.pools[class];
+        let lp = &mut self.pools()[class];
         if lp.page == NO_PAGE {
             return false;
         }
@@ -98,7 +121,7 @@ impl LocalAllocator {
 
     /// Makes `page` (owned by the caller, with a free slot) the current page.
     pub fn set_page(&mut self, class: usize, page: usize) {
-        let lp = &mut self.pools[class];
+        let lp = &mut self.pools()[class];
         debug_assert_eq!(lp.page, NO_PAGE);
         lp.page = page;
         lp.next_slot = 0;
@@ -106,34 +129,59 @@ impl LocalAllocator {
 
     /// Reports reserved slots of `class` to its pool.
     pub fn report(&mut self, class: usize, pool: &SizePool) {
-        let lp = &mut self.pools[class];
-        if lp.unreported != 0 {
-            pool.note_allocated(lp.unreported);
-            lp.unreported = 0;
-        }
+        report(&mut self.pools()[class], pool);
     }
 
     /// Gives every current page back: the unused rest of each run is
     /// un-reserved, counts are reported and pages returned to their pools.
     pub fn flush(&mut self, table: &PageTable, pools: &[SizePool]) {
-        for (class, pool) in pools.iter().enumerate().take(MAX_CLASSES) {
-            let lp = &mut self.pools[class];
-            if lp.page != NO_PAGE {
-                let d = table.desc(lp.page);
-                if lp.cursor < lp.limit {
-                    let base = table.page_addr(lp.page);
-                    let from = (lp.cursor - base) / lp.slot_size;
-                    let to = (lp.limit - base) / lp.slot_size;
-                    d.alloc.clear_range(from, to);
-                    lp.unreported -= (to - from) as i64;
-                }
-                let has_free = d.alloc.find(0, d.slot_count(), false).is_some();
-                pool.return_page(lp.page, has_free);
-                lp.page = NO_PAGE;
+        flush(self.pools(), table, pools)
+    }
+}
+
+impl Drop for LocalAllocator {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `Box::leak` in `new`, freed once, here.
+        drop(unsafe { Box::from_raw(self.pools.as_ptr()) });
+    }
+}
+
+impl LocalFlusher {
+    /// Flushes the allocator this handle came from.
+    ///
+    /// # Safety
+    /// The allocator must still exist, and must not be in use during the
+    /// call (its owner's thread is exiting and no longer runs it).
+    pub unsafe fn flush(&self, table: &PageTable, pools: &[SizePool]) {
+        // SAFETY: per this function's contract.
+        flush(unsafe { &mut *self.0.as_ptr() }, table, pools)
+    }
+}
+
+fn report(lp: &mut LocalPool, pool: &SizePool) {
+    if lp.unreported != 0 {
+        pool.note_allocated(lp.unreported);
+        lp.unreported = 0;
+    }
+}
+
+fn flush(locals: &mut [LocalPool; MAX_CLASSES], table: &PageTable, pools: &[SizePool]) {
+    for (lp, pool) in locals.iter_mut().zip(pools) {
+        if lp.page != NO_PAGE {
+            let d = table.desc(lp.page);
+            if lp.cursor < lp.limit {
+                let base = table.page_addr(lp.page);
+                let from = (lp.cursor - base) / lp.slot_size;
+                let to = (lp.limit - base) / lp.slot_size;
+                d.alloc.clear_range(from, to);
+                lp.unreported -= (to - from) as i64;
             }
-            lp.cursor = 0;
-            lp.limit = 0;
-            self.report(class, pool);
+            let has_free = d.alloc.find(0, d.slot_count(), false).is_some();
+            pool.return_page(lp.page, has_free);
+            lp.page = NO_PAGE;
         }
+        lp.cursor = 0;
+        lp.limit = 0;
+        report(lp, pool);
     }
 }

@@ -16,4 +16,4 @@
 
 mod local;
 
-pub use local::{LocalAllocator, NO_PAGE};
+pub use local::{LocalAllocator, LocalFlusher};

@@ -49,18 +49,20 @@ impl<E: Embedder> Heap<E> {
     /// Creates a heap: reserves `config.max_heap` bytes of address space
     /// (no memory is committed until used).
     pub fn new(config: Config, embedder: E) -> Result<Self, Error> {
+        let world = World::new(config.stall_warning());
         Ok(Heap {
             inner: Arc::new(HeapInner {
                 core: HeapCore::new(config, embedder)?,
-                world: World::default(),
+                world,
                 root_tables: Mutex::new(Vec::new()),
             }),
         })
     }
 
-    /// A mutator for the calling thread. Use one mutator per thread; a thread
-    /// holding two mutators of the same heap would deadlock a collection.
-    pub fn mutator(&self) -> Mutator<E> {
+    /// A mutator for the calling thread. A thread may hold one mutator per
+    /// heap: a second one is refused with [`Error::MutatorExists`] (it would
+    /// deadlock every collection, as the first could never park).
+    pub fn mutator(&self) -> Result<Mutator<E>, Error> {
         Mutator::new(self.inner.clone())
     }
 
@@ -94,6 +96,6 @@ impl<E: Embedder> Heap<E> {
 
     /// A snapshot of the heap's statistics.
     pub fn stats(&self) -> Stats {
-        Stats::collect(&self.inner.core)
+        Stats::collect(&self.inner.core, &self.inner.world)
     }
 }

@@ -1,26 +1,31 @@
 //! Mutators: per-thread handles that allocate, hold roots and collect.
 
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::alloc::LocalAllocator;
+use crate::alloc::{LocalAllocator, LocalFlusher};
 use crate::collect::{LargeFailure, Root, RootTable};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
 use crate::object::ObjRef;
 use crate::pool::Acquired;
-use crate::sched::World;
+use crate::sched::{self, Detached, MutatorId, ThreadMutator, World};
 
 use super::heap::{Heap, HeapInner};
 
 /// A thread's handle on a heap. Allocation through it is thread-local and
-/// lock-free on the fast path. Create one per thread with [`Heap::mutator`].
+/// lock-free on the fast path. Create one per thread with [`Heap::mutator`];
+/// it is not `Send`: it belongs to the thread that created it.
 ///
 /// A mutator must reach a safepoint now and then so that another thread can
 /// collect: every allocation slow path is one, and long loops that do not
 /// allocate should call [`Mutator::safepoint`] or run inside
-/// [`Mutator::blocking`].
+/// [`Mutator::blocking`]. A thread that exits without dropping its mutator
+/// (`std::mem::forget`, a C program that never frees it) has it detached
+/// automatically, so it does not hold up later collections.
 pub struct Mutator<E: Embedder> {
     heap: Arc<HeapInner<E>>,
     local: LocalAllocator,
@@ -28,6 +33,35 @@ pub struct Mutator<E: Embedder> {
     lookup: Box<[u8]>,
     roots: Arc<RootTable>,
     stress_count: u64,
+    link: Arc<Link<E>>,
+    /// Tied to its thread (the allocation context is not shareable anyway).
+    _not_send: PhantomData<*mut ()>,
+}
+
+/// What the thread's registry knows of a mutator (see `sched/threads.rs`).
+struct Link<E: Embedder> {
+    heap: Arc<HeapInner<E>>,
+    id: MutatorId,
+    flusher: LocalFlusher,
+    roots: Arc<RootTable>,
+    /// Detached because its thread exited; re-attached on its next use.
+    orphaned: AtomicBool,
+}
+
+impl<E: Embedder> ThreadMutator for Link<E> {
+    fn heap_key(&self) -> usize {
+        Arc::as_ptr(&self.heap) as usize
+    }
+
+    fn thread_exited(&self) {
+        let core = &self.heap.core;
+        // SAFETY: the mutator is alive (a dropped one leaves the registry
+        // first) and its thread is running its exit destructors, not it.
+        unsafe { self.flusher.flush(&core.table, &core.pools) };
+        self.roots.set_owner_attached(false);
+        self.orphaned.store(true, Relaxed);
+        self.heap.world.detach(self.id, Detached::ThreadExited);
+    }
 }
 
 /// Ends a pause even if the collection panics (verify mode does).
@@ -40,29 +74,62 @@ impl Drop for PauseGuard<'_> {
 }
 
 /// Re-attaches a mutator after a blocking region, even on panic.
-struct Reattach<'a>(&'a World);
+struct Reattach<'a>(&'a World, MutatorId, &'a RootTable);
 
 impl Drop for Reattach<'_> {
     fn drop(&mut self) {
-        self.0.attach();
+        self.0.attach(self.1);
+        self.2.set_owner_attached(true);
     }
 }
 
 impl<E: Embedder> Mutator<E> {
-    pub(crate) fn new(heap: Arc<HeapInner<E>>) -> Self {
-        heap.world.attach();
+    /// A mutator for the calling thread, unless it already has one of this heap.
+    pub(crate) fn new(heap: Arc<HeapInner<E>>) -> Result<Self, Error> {
+        if sched::holds_mutator(Arc::as_ptr(&heap) as usize) {
+            return Err(Error::MutatorExists {
+                thread: sched::describe_current_thread(),
+            });
+        }
+        let id = heap.world.register();
         let roots = Arc::new(RootTable::default());
+        roots.set_owner_attached(true);
         heap.root_tables.lock().push(roots.clone());
         let core = &heap.core;
         let local = LocalAllocator::new(core.classes.sizes(), core.config.stress > 0);
         let lookup = core.classes.lookup_table().into();
-        Mutator {
+        let link = Arc::new(Link {
+            heap: heap.clone(),
+            id,
+            flusher: local.flusher(),
+            roots: roots.clone(),
+            orphaned: AtomicBool::new(false),
+        });
+        sched::hold_mutator(link.clone());
+        Ok(Mutator {
             heap,
             local,
             lookup,
             roots,
             stress_count: 0,
+            link,
+            _not_send: PhantomData,
+        })
+    }
+
+    /// A mutator whose thread exited takes part in pauses again.
+    #[inline]
+    fn ensure_attached(&mut self) {
+        if self.link.orphaned.load(Relaxed) {
+            self.reattach_orphan();
         }
+    }
+
+    #[cold]
+    fn reattach_orphan(&mut self) {
+        self.heap.world.attach(self.link.id);
+        self.roots.set_owner_attached(true);
+        self.link.orphaned.store(false, Relaxed);
     }
 
     /// The heap this mutator allocates in.
@@ -96,6 +163,7 @@ impl<E: Embedder> Mutator<E> {
     #[cold]
     #[inline(never)]
     fn alloc_slow(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
+        self.ensure_attached();
         self.safepoint();
         let stress = self.heap.core.config.stress;
         if stress > 0 {
@@ -130,25 +198,33 @@ impl<E: Embedder> Mutator<E> {
             }
             self.local.report(class, pool);
             let started = Instant::now();
-            let (acquired, swept) = core.with_sweeper(|cx| {
+            let swept = core.with_sweeper(|cx| {
                 let a = pool.acquire(cx, core.config.sweep_step_pages, collected);
                 core.sweep_another_pool(cx, class);
                 a
             });
-            if swept > 0 {
+            if swept.pages > 0 {
                 let step = started.elapsed();
                 pool.note_sweep_step(step);
                 core.counters.record_sweep_step(step);
             }
-            match acquired {
+            match swept.value {
                 Acquired::Page(p) => self.local.set_page(class, p),
-                Acquired::Exhausted if core.has_unswept() => core.finish_sweeping(),
+                Acquired::Exhausted if core.has_unswept() => core.finish_sweeping().resume(),
                 _ if !collected => {
+                    swept.panic.resume();
                     self.collect();
                     collected = true;
+                    continue;
                 }
-                _ => return Err(self.out_of_memory(size)),
+                _ => {
+                    swept.panic.resume();
+                    return Err(self.out_of_memory(size));
+                }
             }
+            // The page is ours and the pool consistent: an on_free panic
+            // may continue now.
+            swept.panic.resume();
         }
     }
 
@@ -166,7 +242,9 @@ impl<E: Embedder> Mutator<E> {
         loop {
             match core.alloc_large(size, flags, !collected) {
                 Ok(a) => return Ok(ObjRef::from_addr(a)),
-                Err(LargeFailure::Exhausted) if core.has_unswept() => core.finish_sweeping(),
+                Err(LargeFailure::Exhausted) if core.has_unswept() => {
+                    core.finish_sweeping().resume()
+                }
                 Err(_) if !collected => {
                     self.collect();
                     collected = true;
@@ -184,11 +262,14 @@ impl<E: Embedder> Mutator<E> {
     }
 
     /// Collects garbage now (stop-the-world). If another thread is already
-    /// collecting, waits for that collection instead.
+    /// collecting, waits for that collection instead. A panic from an
+    /// embedder callback propagates from here once the heap is consistent
+    /// again (see [`Embedder`]).
     pub fn collect(&mut self) {
+        self.ensure_attached();
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
-        if h.world.stop() {
+        if h.world.stop(self.link.id) {
             let _resume = PauseGuard(&h.world);
             let tables = h.live_root_tables();
             h.core.collect(&tables);
@@ -198,7 +279,8 @@ impl<E: Embedder> Mutator<E> {
     /// Sweeps every page left unswept by the last collection (like Ruby's
     /// immediate sweep), so per-pool live and free counts are exact.
     pub fn finish_sweep(&mut self) {
-        self.heap.core.finish_sweeping();
+        self.ensure_attached();
+        self.heap.core.finish_sweeping().resume();
     }
 
     /// Parks here if another thread wants to collect.
@@ -211,18 +293,22 @@ impl<E: Embedder> Mutator<E> {
 
     #[cold]
     fn park(&mut self) {
+        self.ensure_attached();
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
-        h.world.park();
+        h.world.park(self.link.id);
     }
 
-    /// Runs `f` (which must not touch the heap) as a blocking region: other
-    /// threads may collect meanwhile without waiting for this one.
+    /// Runs `f` as a blocking region: other threads may collect meanwhile
+    /// without waiting for this one. `f` must not touch heap objects (it may
+    /// read and write root handles).
     pub fn blocking<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        self.ensure_attached();
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
-        h.world.detach();
-        let _reattach = Reattach(&h.world);
+        self.roots.set_owner_attached(false);
+        h.world.detach(self.link.id, Detached::Blocking);
+        let _reattach = Reattach(&h.world, self.link.id, &self.roots);
         f()
     }
 
@@ -242,6 +328,9 @@ impl<E: Embedder> Drop for Mutator<E> {
     fn drop(&mut self) {
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
-        h.world.detach();
+        self.roots.set_owner_attached(false);
+        h.world.unregister(self.link.id);
+        let link: Arc<dyn ThreadMutator> = self.link.clone();
+        sched::release_mutator(&link);
     }
 }

@@ -8,6 +8,7 @@ use crate::collect::{Distribution, GcCounters, HeapCore};
 use crate::embedder::Embedder;
 use crate::os::rss_bytes;
 use crate::pool::Decision;
+use crate::sched::World;
 use crate::space::{LargeStats, PAGE_SIZE};
 
 /// A snapshot of a heap's statistics.
@@ -29,9 +30,18 @@ pub struct Stats {
     pub pools: Vec<PoolStats>,
     pub large: LargeStats,
     /// Heap memory touched since its last decommit (pages in use or cached).
+    /// Never more than `max_heap`.
     pub committed_bytes: usize,
-    /// The heap's maximum size.
+    /// The heap's maximum size: it bounds `committed_bytes` (object pages),
+    /// not the side metadata below.
     pub max_heap: usize,
+    /// Memory of the page descriptors touched so far (side bitmaps and page
+    /// geometry, about 5% of the pages ever used). Outside `max_heap`, and
+    /// never decommitted.
+    pub metadata_bytes: usize,
+    /// Collections that waited longer than the stall warning for mutators
+    /// to reach a safepoint (each printed which ones on stderr).
+    pub stall_warnings: u64,
     /// Resident set size of the whole process.
     pub rss_bytes: usize,
 }
@@ -65,7 +75,7 @@ pub struct PoolStats {
 }
 
 impl Stats {
-    pub(crate) fn collect<E: Embedder>(core: &HeapCore<E>) -> Stats {
+    pub(crate) fn collect<E: Embedder>(core: &HeapCore<E>, world: &World) -> Stats {
         let c = &core.counters;
         let pools = core
             .pools
@@ -100,6 +110,10 @@ impl Stats {
             large: core.large.stats(&core.table),
             committed_bytes: core.resource.committed_pages() * PAGE_SIZE,
             max_heap: core.max_heap(),
+            metadata_bytes: core
+                .table
+                .descriptor_bytes(core.resource.touched_descriptors()),
+            stall_warnings: world.stall_warnings(),
             rss_bytes: rss_bytes(),
         }
     }
@@ -139,7 +153,7 @@ impl fmt::Display for Stats {
         write!(
             f,
             "mosaic: {} GCs, pause p50 {:.3?} p99 {:.3?} max {:.3?}, mark {:.3?}, sweep {:.3?} (longest step {:.3?}), \
-             {} live objects, {} pool pages + {} large objects, committed {:.1} MiB of {:.0} MiB max, RSS {:.1} MiB",
+             {} live objects, {} pool pages + {} large objects, committed {:.1} MiB of {:.0} MiB max (+{:.1} MiB metadata), RSS {:.1} MiB",
             self.collections,
             self.pauses.p50,
             self.pauses.p99,
@@ -152,6 +166,7 @@ impl fmt::Display for Stats {
             self.large.objects,
             mib(self.committed_bytes),
             mib(self.max_heap),
+            mib(self.metadata_bytes),
             mib(self.rss_bytes),
         )
     }

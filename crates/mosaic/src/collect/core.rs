@@ -1,9 +1,11 @@
 //! The heap below the API, and the body of a collection.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::callbacks::PanicSlot;
 use super::counters::GcCounters;
 use super::mark::Marker;
 use super::roots::RootTable;
@@ -76,10 +78,15 @@ impl<E: Embedder> HeapCore<E> {
 
     /// Runs `f` with a sweep context; afterwards releases buffered pages,
     /// recomputes the trim target if a pool finished its cycle, and
-    /// decommits a bounded number of excess free pages.
-    pub fn with_sweeper<R>(&self, f: impl FnOnce(&mut SweepCtx<'_>) -> R) -> (R, usize) {
+    /// decommits a bounded number of excess free pages. A panic from
+    /// `on_free` is caught and returned in [`Swept::panic`]: the caller
+    /// resumes it once its own state is consistent.
+    pub fn with_sweeper<R>(&self, f: impl FnOnce(&mut SweepCtx<'_>) -> R) -> Swept<R> {
         let mut release = ReleaseBuffer::default();
-        let mut on_free = |a: usize| self.embedder.on_free(ObjRef::from_addr(a));
+        let mut panic = PanicSlot::default();
+        let mut on_free = |a: usize| {
+            panic.call(|| self.embedder.on_free(ObjRef::from_addr(a)));
+        };
         let mut cx = SweepCtx {
             table: &self.table,
             resource: &self.resource,
@@ -89,14 +96,18 @@ impl<E: Embedder> HeapCore<E> {
             finished_cycle: false,
             swept: 0,
         };
-        let r = f(&mut cx);
-        let (finished, swept) = (cx.finished_cycle, cx.swept);
+        let value = f(&mut cx);
+        let (finished, pages) = (cx.finished_cycle, cx.swept);
         release.flush(&self.resource);
         if finished {
             self.update_trim_target();
         }
         self.trim_step(TRIM_PAGES_PER_STEP);
-        (r, swept)
+        Swept {
+            value,
+            pages,
+            panic,
+        }
     }
 
     /// Sweeps one page of the next pool (round robin) other than `except`
@@ -112,19 +123,22 @@ impl<E: Embedder> HeapCore<E> {
         }
     }
 
-    /// Sweeps every unswept page of every pool.
-    pub fn finish_sweeping(&self) {
+    /// Sweeps every unswept page of every pool. Returns a panic caught
+    /// from `on_free` (the sweep completed regardless).
+    #[must_use = "a panic from on_free must be resumed"]
+    pub fn finish_sweeping(&self) -> PanicSlot {
         if !self.pools.iter().any(|p| p.has_unswept()) {
-            return;
+            return PanicSlot::default();
         }
         let t = Instant::now();
-        self.with_sweeper(|cx| {
+        let swept = self.with_sweeper(|cx| {
             for p in self.pools.iter() {
                 p.finish_sweep(cx);
             }
         });
         self.trim_step(usize::MAX);
         self.counters.add_sweep(t.elapsed());
+        swept.panic
     }
 
     /// Whether any pool still has unswept pages.
@@ -147,47 +161,59 @@ impl<E: Embedder> HeapCore<E> {
 
     /// The pause body. The world must be stopped and every mutator's
     /// allocation context flushed. `handles` are the root tables to scan.
+    ///
+    /// A panic from `trace` or `roots` abandons the collection with no mark
+    /// bit left set; a panic from `on_free` is resumed once the pause's
+    /// bookkeeping is complete (see `callbacks.rs`).
     pub fn collect(&self, handles: &[Arc<RootTable>]) {
         let start = Instant::now();
-        self.finish_sweeping();
+        let mut panics = self.finish_sweeping();
 
-        let mark_start = Instant::now();
-        let mut marker = Marker::new(&self.table);
-        for t in handles {
-            t.visit(&mut marker);
-        }
-        self.embedder.roots(&mut marker);
-        marker.drain(&self.embedder);
-        let marked = marker.marked;
-        drop(marker);
-        let mark_time = mark_start.elapsed();
-
-        let verdict = if self.config.verify {
-            verify(&self.table, &self.embedder, marked, |v| {
-                for t in handles {
-                    t.visit(v);
-                }
-                self.embedder.roots(v);
-            })
-            .err()
-        } else {
-            None
+        let marking = catch_unwind(AssertUnwindSafe(|| {
+            let mark_start = Instant::now();
+            let mut marker = Marker::new(&self.table);
+            RootTable::scan_all(handles, &mut marker);
+            self.embedder.roots(&mut marker);
+            marker.drain(&self.embedder);
+            let marked = marker.marked;
+            let mark_time = mark_start.elapsed();
+            let verdict = if self.config.verify {
+                verify(&self.table, &self.embedder, marked, |v| {
+                    RootTable::scan_all(handles, v);
+                    self.embedder.roots(v);
+                })
+                .err()
+            } else {
+                None
+            };
+            (marked, mark_time, verdict)
+        }));
+        let (marked, mark_time, verdict) = match marking {
+            Ok(r) => r,
+            Err(p) => {
+                self.clear_marks();
+                panics.merge(PanicSlot::caught(p));
+                panics.resume();
+                unreachable!("a caught panic resumes");
+            }
         };
 
         let sweep_start = Instant::now();
+        let mut large_panic = PanicSlot::default();
         self.large.sweep(&self.table, &self.resource, |a| {
-            self.embedder.on_free(ObjRef::from_addr(a))
+            large_panic.call(|| self.embedder.on_free(ObjRef::from_addr(a)))
         });
+        panics.merge(large_panic);
         let live_large = (self.large.stats(&self.table).pages * PAGE_SIZE) as f64;
         let budget =
             (live_large * (self.config.growth_factor - 1.0)).max(self.config.large_initial as f64);
         self.large_budget.store(budget as u64, Relaxed);
         for p in self.pools.iter() {
-            p.begin_cycle();
+            p.begin_cycle(&self.table);
         }
         self.counters.add_sweep(sweep_start.elapsed());
         if !self.config.lazy_sweep {
-            self.finish_sweeping();
+            panics.merge(self.finish_sweeping());
         }
 
         self.counters.collections.fetch_add(1, Relaxed);
@@ -200,6 +226,19 @@ impl<E: Embedder> HeapCore<E> {
         if let Some(e) = verdict {
             panic!("mosaic verify: {e}");
         }
+        panics.resume();
+    }
+
+    /// Clears every mark bit: a collection abandoned after a panic in
+    /// `trace` or `roots` leaves the heap exactly as before it. Every pool
+    /// page was swept before marking began, so no other mark bit exists.
+    fn clear_marks(&self) {
+        for pool in self.pools.iter() {
+            for page in pool.pages() {
+                self.table.desc(page).mark.clear_all();
+            }
+        }
+        self.large.clear_marks(&self.table);
     }
 
     /// Allocates a large object, or says why it cannot right now.
@@ -252,9 +291,21 @@ impl<E: Embedder> HeapCore<E> {
     }
 }
 
+/// The result of [`HeapCore::with_sweeper`].
+pub struct Swept<R> {
+    pub value: R,
+    /// Pages swept.
+    pub pages: usize,
+    /// A panic caught from `on_free`, to resume once the caller is consistent.
+    pub panic: PanicSlot,
+}
+
 impl<E: Embedder> Drop for HeapCore<E> {
-    /// Objects that asked for cleanup get it when the heap goes away.
+    /// Objects that asked for cleanup get it when the heap goes away. A
+    /// panicking `on_free` does not stop the others; the first panic
+    /// continues afterwards (unless the thread is already unwinding).
     fn drop(&mut self) {
+        let mut panics = PanicSlot::default();
         for pool in self.pools.iter() {
             for page in pool.pages() {
                 let d = self.table.desc(page);
@@ -264,17 +315,20 @@ impl<E: Embedder> Drop for HeapCore<E> {
                 let base = self.table.page_addr(page);
                 d.cleanup.for_each_set(d.slot_count(), |slot| {
                     if d.alloc.get(slot) {
-                        self.embedder
-                            .on_free(ObjRef::from_addr(base + slot * d.slot_size()));
+                        let obj = ObjRef::from_addr(base + slot * d.slot_size());
+                        panics.call(|| self.embedder.on_free(obj));
                     }
                 });
             }
         }
-        self.large.for_each(&self.table, |a| {
+        for a in self.large.objects(&self.table) {
             let head = self.table.page_index(a).expect("large object in heap");
             if self.table.desc(head).cleanup.get(0) {
-                self.embedder.on_free(ObjRef::from_addr(a));
+                panics.call(|| self.embedder.on_free(ObjRef::from_addr(a)));
             }
-        });
+        }
+        if !std::thread::panicking() {
+            panics.resume();
+        }
     }
 }

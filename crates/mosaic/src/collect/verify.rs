@@ -135,15 +135,15 @@ impl Tracer for Verifier<'_> {
             self.error = Some(format!("{place} holds {v:#x}, which is {what}"));
             return;
         }
-        if self.visited.insert(v) {
-            let no_pointers = match self.table.locate(v) {
-                Located::Small { page, slot, .. } => self.table.desc(page).no_pointers.get(slot),
-                Located::Large { head, .. } => self.table.desc(head).no_pointers.get(0),
-                _ => true,
-            };
-            if !no_pointers {
-                self.queue.push(v);
-            }
+        let no_pointers = match self.table.locate(v) {
+            Located::Small { page, slot, .. } => self.table.desc(page).no_pointers.get(slot),
+            Located::Large { head, .. } => self.table.desc(head).no_pointers.get(0),
+            // Outside the heap (a static object, a C global): legal, and
+            // not an object the marker could have marked.
+            _ => return,
+        };
+        if self.visited.insert(v) && !no_pointers {
+            self.queue.push(v);
         }
     }
 }

@@ -60,15 +60,16 @@ impl Reservation {
         self.len
     }
 
-    /// Whether the usable length is zero.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Gives the physical memory behind `[addr, addr + len)` back to the OS.
     /// The range stays mapped; the next read sees zeroes.
     pub fn decommit(&self, addr: usize, len: usize) {
-        assert!(addr >= self.start && addr + len <= self.start + self.len);
+        assert!(
+            addr >= self.start
+                && addr
+                    .checked_add(len)
+                    .is_some_and(|end| end <= self.start + self.len),
+            "decommit of {len} bytes at {addr:#x}: outside the reservation"
+        );
         // SAFETY: the range lies inside our own mapping (checked above);
         // MADV_DONTNEED on private anonymous memory only drops its contents.
         let rc = unsafe { libc::madvise(addr as *mut libc::c_void, len, libc::MADV_DONTNEED) };

@@ -20,7 +20,7 @@ mod size_class;
 mod size_pool;
 mod sweep;
 
-pub use growth::{decide, CycleSample, Decision, GrowthPolicy};
+pub use growth::{Decision, GrowthPolicy};
 pub use size_class::SizeClasses;
-pub use size_pool::{Acquired, PoolCounters, SizePool, SweepCtx};
+pub use size_pool::{Acquired, SizePool, SweepCtx};
 pub use sweep::{sweep_page, SweepResult};

@@ -238,10 +238,13 @@ impl SizePool {
 
     /// Starts a new cycle after marking: every page becomes unswept. All
     /// mutators must have given their pages back (stop-the-world).
-    pub fn begin_cycle(&self) {
+    pub fn begin_cycle(&self, table: &PageTable) {
         let mut st = self.state.lock();
         debug_assert!(st.unswept.is_empty(), "previous cycle not finished");
         let pages = std::mem::take(&mut st.pages);
+        for &p in &pages {
+            table.desc(p as usize).set_unswept();
+        }
         st.unswept = pages;
         st.available.clear();
         st.cycle_pages = st.unswept.len();
@@ -368,7 +371,7 @@ mod tests {
         assert_eq!(pool.acquire(&mut cx, 2, false), Acquired::NeedCollection);
         // "Mark" half of page 0 and nothing of the others; start a cycle.
         t.desc(got[0]).mark.set_range(0, 512);
-        pool.begin_cycle();
+        pool.begin_cycle(&t);
         // The lazy sweep finds free slots on the first page it sweeps.
         let Acquired::Page(p) = pool.acquire(&mut cx, 2, false) else {
             panic!()

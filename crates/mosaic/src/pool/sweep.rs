@@ -56,8 +56,13 @@ pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)
             cleanup_left = true;
         }
         d.alloc.set_word(w, marked);
-        d.mark.set_word(w, 0);
         live += marked.count_ones() as usize;
+    }
+    // Readers may look at this page meanwhile (`PageDesc::slot_is_live`):
+    // the alloc bits are exact now; say so before the marks disappear.
+    d.finish_sweep_publish();
+    for w in 0..n.div_ceil(64) {
+        d.mark.set_word(w, 0);
     }
     if freed > 0 {
         d.set_zeroed(false);

@@ -1,11 +1,16 @@
 //! Layer 6 — scheduling mutators and the collector.
 //!
-//! Today: the stop-the-world handshake ([`World`]). Mutators poll a flag at
+//! Today: the stop-the-world handshake ([`World`], `world.rs`) and the
+//! per-thread list of mutators (`threads.rs`). Mutators poll a flag at
 //! safepoints (every allocation slow path, `Mutator::safepoint`, entering a
 //! blocking region) and park there; the collecting thread waits until every
 //! other attached mutator is parked or blocked. Parallel GC workers will
 //! live here too.
 
+mod threads;
 mod world;
 
-pub use world::World;
+pub use threads::{
+    add as hold_mutator, holds as holds_mutator, remove as release_mutator, ThreadMutator,
+};
+pub use world::{describe_current_thread, Detached, MutatorId, World};

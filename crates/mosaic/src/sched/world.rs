@@ -2,24 +2,56 @@
 //!
 //! Invariant: while `collecting` is true, every attached mutator other than
 //! the collector is parked (inside [`World::park`] or [`World::stop`]) or
-//! detached (dropped, or in a blocking region), and so touches no heap state.
-//! `parked` counts the mutators parked in the *current* pause only:
-//! [`World::resume`] resets it to zero and bumps the epoch, and a parked
-//! mutator waits for the epoch to change (not for `collecting` to fall).
-//! So a collection started right after another, before the previous pause's
-//! sleepers have woken, cannot count them as parked while they are about to
-//! run again.
+//! detached (dropped, exited with its thread, or in a blocking region), and
+//! so touches no heap state. `parked` counts the mutators parked in the
+//! *current* pause only: [`World::resume`] resets it to zero and bumps the
+//! epoch, and a parked mutator waits for the epoch to change (not for
+//! `collecting` to fall). So a collection started right after another, before
+//! the previous pause's sleepers have woken, cannot count them as parked
+//! while they are about to run again.
+//!
+//! Every mutator is registered with its thread, so a collection that has
+//! waited longer than the stall warning for some mutator to reach a
+//! safepoint says once, on stderr, which mutators and threads it waits for.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
+
+/// Identifies a registered mutator.
+pub type MutatorId = u64;
+
+/// Why a registered mutator is not taking part in pauses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detached {
+    /// Inside a blocking region.
+    Blocking,
+    /// Its thread exited without dropping it.
+    ThreadExited,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Running,
+    Parked,
+    Detached(Detached),
+}
+
+struct Info {
+    thread: String,
+    status: Status,
+}
 
 /// The set of mutators and whether one of them is collecting.
-#[derive(Default)]
 pub struct World {
     requested: AtomicBool,
     state: Mutex<State>,
     cv: Condvar,
+    /// Warn after a collection has waited this long (`None`: never).
+    stall_warning: Option<Duration>,
+    stall_warnings: AtomicU64,
 }
 
 #[derive(Default)]
@@ -28,23 +60,104 @@ struct State {
     parked: usize,
     collecting: bool,
     epoch: u64,
+    next_id: MutatorId,
+    mutators: BTreeMap<MutatorId, Info>,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new(Some(Duration::from_secs(1)))
+    }
+}
+
+/// `"ThreadId(3) \"worker\" (tid 12345)"`: enough to find it in a debugger.
+pub fn describe_current_thread() -> String {
+    let t = std::thread::current();
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() };
+    format!(
+        "{:?} {:?} (tid {tid})",
+        t.id(),
+        t.name().unwrap_or("<unnamed>")
+    )
 }
 
 impl World {
-    /// A new mutator joins (waiting out a pause in progress).
-    pub fn attach(&self) {
+    pub fn new(stall_warning: Option<Duration>) -> Self {
+        World {
+            requested: AtomicBool::new(false),
+            state: Mutex::new(State::default()),
+            cv: Condvar::new(),
+            stall_warning,
+            stall_warnings: AtomicU64::new(0),
+        }
+    }
+
+    /// A new mutator of the calling thread joins (waiting out a pause in
+    /// progress). Returns its id.
+    pub fn register(&self) -> MutatorId {
+        let thread = describe_current_thread();
         let mut s = self.state.lock();
         while s.collecting {
             self.cv.wait(&mut s);
         }
+        s.next_id += 1;
+        let id = s.next_id;
+        s.mutators.insert(
+            id,
+            Info {
+                thread,
+                status: Status::Running,
+            },
+        );
         s.active += 1;
+        id
     }
 
-    /// A mutator leaves (dropped, or entering a blocking region).
-    pub fn detach(&self) {
+    /// A detached mutator takes part in pauses again (waiting out a pause
+    /// in progress). Its thread may have changed (a mutator whose thread
+    /// exited, used again by the thread's later destructors).
+    pub fn attach(&self, id: MutatorId) {
         let mut s = self.state.lock();
-        s.active -= 1;
-        self.cv.notify_all();
+        while s.collecting {
+            self.cv.wait(&mut s);
+        }
+        let info = s.mutators.get_mut(&id).expect("registered mutator");
+        if let Status::Detached(_) = info.status {
+            info.status = Status::Running;
+            s.active += 1;
+        }
+    }
+
+    /// A mutator stops taking part in pauses (blocking region, thread exit).
+    pub fn detach(&self, id: MutatorId, why: Detached) {
+        let mut s = self.state.lock();
+        let info = s.mutators.get_mut(&id).expect("registered mutator");
+        if info.status == Status::Running {
+            info.status = Status::Detached(why);
+            s.active -= 1;
+            self.cv.notify_all();
+        }
+    }
+
+    /// A mutator goes away for good.
+    pub fn unregister(&self, id: MutatorId) {
+        let mut s = self.state.lock();
+        if let Some(info) = s.mutators.remove(&id) {
+            if info.status == Status::Running {
+                s.active -= 1;
+                self.cv.notify_all();
+            }
+        }
+    }
+
+    /// Whether the mutator is detached, and why.
+    #[cfg(test)]
+    pub fn detached(&self, id: MutatorId) -> Option<Detached> {
+        match self.state.lock().mutators.get(&id)?.status {
+            Status::Detached(why) => Some(why),
+            _ => None,
+        }
     }
 
     /// Has a collector asked mutators to park? (Cheap; poll at safepoints.)
@@ -55,38 +168,82 @@ impl World {
 
     /// Parks the calling mutator until the pause in progress, if any, ends.
     /// The caller must have flushed its allocation context.
-    pub fn park(&self) {
+    pub fn park(&self, id: MutatorId) {
         let mut s = self.state.lock();
         if s.collecting {
-            self.wait_out_pause(&mut s);
+            self.wait_out_pause(&mut s, id);
         }
     }
 
-    fn wait_out_pause(&self, s: &mut parking_lot::MutexGuard<'_, State>) {
+    fn wait_out_pause(&self, s: &mut MutexGuard<'_, State>, id: MutatorId) {
         s.parked += 1;
+        set_status(s, id, Status::Parked);
         self.cv.notify_all();
         let epoch = s.epoch;
         while s.epoch == epoch {
             self.cv.wait(s);
         }
+        set_status(s, id, Status::Running);
     }
 
     /// Stops the world for the calling mutator. Returns `true` when the
     /// caller now owns the pause (call [`World::resume`] after collecting);
     /// `false` when another mutator collected meanwhile (the caller was
     /// parked through that pause).
-    pub fn stop(&self) -> bool {
+    pub fn stop(&self, id: MutatorId) -> bool {
         let mut s = self.state.lock();
         if s.collecting {
-            self.wait_out_pause(&mut s);
+            self.wait_out_pause(&mut s, id);
             return false;
         }
         s.collecting = true;
         self.requested.store(true, Ordering::Release);
+        let started = Instant::now();
+        let mut warned = false;
         while s.parked + 1 < s.active {
-            self.cv.wait(&mut s);
+            match self.stall_warning.filter(|_| !warned) {
+                None => self.cv.wait(&mut s),
+                Some(limit) => {
+                    let waited = started.elapsed();
+                    if waited >= limit {
+                        warned = true;
+                        self.warn_stall(&s, id, waited);
+                    } else {
+                        self.cv.wait_for(&mut s, limit - waited);
+                    }
+                }
+            }
         }
         true
+    }
+
+    #[cold]
+    fn warn_stall(&self, s: &State, collector: MutatorId, waited: Duration) {
+        self.stall_warnings.fetch_add(1, Ordering::Relaxed);
+        let me = s.mutators.get(&collector).map_or("?", |i| &i.thread);
+        let mut msg = format!(
+            "mosaic: a collection requested by mutator #{collector} on thread {me} has waited {:.1} s \
+             for mutators to reach a safepoint:",
+            waited.as_secs_f64()
+        );
+        for (id, info) in &s.mutators {
+            if *id != collector && info.status == Status::Running {
+                msg.push_str(&format!(
+                    "\n  mutator #{id} on thread {} is running",
+                    info.thread
+                ));
+            }
+        }
+        msg.push_str(
+            "\n  (a thread that blocks — join, I/O, a lock, a long loop — with its mutator attached holds up \
+             every collection: wrap the wait in Mutator::blocking / mosaic_blocking, or call safepoint)",
+        );
+        eprintln!("{msg}");
+    }
+
+    /// How many times a collection warned that it was stalled.
+    pub fn stall_warnings(&self) -> u64 {
+        self.stall_warnings.load(Ordering::Relaxed)
     }
 
     /// Ends the pause and wakes every parked mutator.
@@ -100,8 +257,15 @@ impl World {
     }
 
     /// Number of attached, non-blocked mutators.
+    #[cfg(test)]
     pub fn active(&self) -> usize {
         self.state.lock().active
+    }
+}
+
+fn set_status(s: &mut State, id: MutatorId, status: Status) {
+    if let Some(info) = s.mutators.get_mut(&id) {
+        info.status = status;
     }
 }
 
@@ -116,12 +280,15 @@ mod tests {
         let w = Arc::new(World::default());
         let in_pause = Arc::new(AtomicUsize::new(0));
         let running = Arc::new(AtomicUsize::new(0));
-        w.attach(); // the collector itself
+        let me = w.register(); // the collector itself
+        let (tx, rx) = std::sync::mpsc::channel();
         let threads: Vec<_> = (0..3)
             .map(|_| {
-                let (w, in_pause, running) = (w.clone(), in_pause.clone(), running.clone());
-                w.attach();
+                let (w, in_pause, running, tx) =
+                    (w.clone(), in_pause.clone(), running.clone(), tx.clone());
                 std::thread::spawn(move || {
+                    let id = w.register();
+                    tx.send(()).unwrap();
                     for _ in 0..2000 {
                         running.fetch_add(1, Ordering::SeqCst);
                         assert_eq!(
@@ -131,15 +298,18 @@ mod tests {
                         );
                         running.fetch_sub(1, Ordering::SeqCst);
                         if w.requested() {
-                            w.park();
+                            w.park(id);
                         }
                     }
-                    w.detach();
+                    w.unregister(id);
                 })
             })
             .collect();
+        for _ in 0..3 {
+            rx.recv().unwrap();
+        }
         for _ in 0..50 {
-            assert!(w.stop());
+            assert!(w.stop(me));
             in_pause.store(1, Ordering::SeqCst);
             assert_eq!(running.load(Ordering::SeqCst), 0);
             in_pause.store(0, Ordering::SeqCst);
@@ -148,7 +318,32 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        w.detach();
+        w.unregister(me);
         assert_eq!(w.active(), 0);
+        assert_eq!(w.stall_warnings(), 0);
+    }
+
+    #[test]
+    fn a_stalled_collection_warns_once_then_proceeds_when_the_mutator_detaches() {
+        let w = Arc::new(World::new(Some(Duration::from_millis(50))));
+        let me = w.register();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let w2 = w.clone();
+        let stuck = std::thread::spawn(move || {
+            let id = w2.register();
+            tx.send(id).unwrap();
+            std::thread::sleep(Duration::from_millis(400)); // never polls
+            w2.detach(id, Detached::Blocking);
+            id
+        });
+        let id = rx.recv().unwrap();
+        assert!(w.stop(me));
+        assert_eq!(w.stall_warnings(), 1, "warned exactly once");
+        w.resume();
+        assert_eq!(stuck.join().unwrap(), id);
+        assert_eq!(w.detached(id), Some(Detached::Blocking));
+        w.attach(id);
+        assert_eq!(w.detached(id), None);
+        assert_eq!(w.active(), 2);
     }
 }

@@ -74,25 +74,32 @@ impl LargeSpace {
 
     /// Frees every unmarked large object (calling `on_free` for those that
     /// asked for cleanup) and clears the marks of the survivors. Runs inside
-    /// a pause. Returns the number of objects freed.
+    /// a pause. `on_free` runs after the dead objects have left the list and
+    /// before their memory is released, and never under this space's lock
+    /// (it may read the stats). Returns the number of objects freed.
     pub fn sweep(
         &self,
         table: &PageTable,
         res: &PageResource,
         mut on_free: impl FnMut(usize),
     ) -> usize {
-        let mut heads = self.heads.lock();
-        let before = heads.len();
-        heads.retain(|&h| {
-            let h = h as usize;
-            let d = table.desc(h);
+        let mut dead = Vec::new();
+        self.heads.lock().retain(|&h| {
+            let d = table.desc(h as usize);
             if d.mark.get(0) {
                 d.mark.clear(0);
                 return true;
             }
-            if d.cleanup.get(0) {
+            dead.push(h as usize);
+            false
+        });
+        for &h in &dead {
+            if table.desc(h).cleanup.get(0) {
                 on_free(table.page_addr(h));
             }
+        }
+        for &h in &dead {
+            let d = table.desc(h);
             let pages = d.span();
             self.freed_bytes.fetch_add(d.large_size() as u64, Relaxed);
             for p in h..h + pages {
@@ -101,17 +108,23 @@ impl LargeSpace {
                 pd.set_kind(PageKind::Free);
             }
             res.release_span_clean(table, h, pages);
-            false
-        });
+        }
         self.since_gc_bytes.store(0, Relaxed);
-        before - heads.len()
+        dead.len()
     }
 
-    /// Calls `f` with the address of every allocated large object.
-    pub fn for_each(&self, table: &PageTable, mut f: impl FnMut(usize)) {
+    /// Clears the mark bit of every large object (an abandoned collection).
+    pub fn clear_marks(&self, table: &PageTable) {
         for &h in self.heads.lock().iter() {
-            f(table.page_addr(h as usize));
+            table.desc(h as usize).mark.clear(0);
         }
+    }
+
+    /// The address of every allocated large object (a snapshot: callers may
+    /// run callbacks on them without holding this space's lock).
+    pub fn objects(&self, table: &PageTable) -> Vec<usize> {
+        let heads = self.heads.lock();
+        heads.iter().map(|&h| table.page_addr(h as usize)).collect()
     }
 
     /// Bytes of large objects allocated since the last collection.

@@ -20,8 +20,7 @@ mod page;
 mod page_resource;
 mod page_table;
 
-pub use bitmap::Bitmap;
 pub use large::{LargeSpace, LargeStats};
-pub use page::{PageDesc, PageKind, MAX_SLOTS, MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
+pub use page::{PageDesc, PageKind, MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
 pub use page_resource::{PageResource, ReleaseBuffer};
 pub use page_table::{Located, PageTable};

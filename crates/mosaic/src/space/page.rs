@@ -1,6 +1,7 @@
 //! Page descriptors: everything the collector knows about one 64 KiB page.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8};
 
 use super::bitmap::Bitmap;
 
@@ -43,6 +44,9 @@ pub struct PageDesc {
     committed: AtomicBool,
     /// Some slot on the page has its needs-cleanup bit set.
     has_cleanup: AtomicBool,
+    /// Marked since the last collection but not yet swept: the mark bits,
+    /// not the alloc bits, say which slots hold live objects.
+    unswept: AtomicBool,
     slot_size: AtomicU32,
     slot_count: AtomicU32,
     /// `ceil(2^32 / slot_size)`: slot index = `(offset * recip) >> 32`.
@@ -50,7 +54,7 @@ pub struct PageDesc {
     /// Large head: pages in the span. Large tail: page index of the head.
     span: AtomicU32,
     /// Large head: requested object size in bytes.
-    large_size: AtomicU32,
+    large_size: AtomicU64,
     /// Slot is marked in the current collection.
     pub mark: Bitmap,
     /// Slot is allocated (or reserved in a mutator's current run).
@@ -125,6 +129,37 @@ impl PageDesc {
         self.has_cleanup.store(c, Relaxed)
     }
 
+    /// Marks the page unswept (a collection just marked it).
+    pub fn set_unswept(&self) {
+        self.unswept.store(true, Relaxed);
+    }
+
+    /// Whether `slot` holds a live object, also while the page is unswept
+    /// and while another thread sweeps it. Sweeping publishes the new alloc
+    /// bits, then clears `unswept` (release), then clears the mark bits, so:
+    /// a set mark bit means live; an unset one read while the page still
+    /// reads unswept means dead; otherwise the alloc bits are exact.
+    pub fn slot_is_live(&self, slot: usize) -> bool {
+        if !self.unswept.load(Acquire) {
+            return self.alloc.get(slot);
+        }
+        if self.mark.get(slot) {
+            return true;
+        }
+        fence(Acquire);
+        if self.unswept.load(Acquire) {
+            return false;
+        }
+        self.alloc.get(slot)
+    }
+
+    /// Sweeping's last step, between publishing the alloc bits and clearing
+    /// the mark bits (see [`PageDesc::slot_is_live`]).
+    pub fn finish_sweep_publish(&self) {
+        self.unswept.store(false, Release);
+        fence(Release);
+    }
+
     pub fn span(&self) -> usize {
         self.span.load(Relaxed) as usize
     }
@@ -157,6 +192,7 @@ impl PageDesc {
         self.slot_count
             .store((PAGE_SIZE / slot_size) as u32, Relaxed);
         self.recip.store(reciprocal(slot_size), Relaxed);
+        self.unswept.store(false, Relaxed);
         self.set_kind(PageKind::Small);
     }
 
@@ -164,8 +200,7 @@ impl PageDesc {
     pub fn init_large_head(&self, pages: usize, size: usize) {
         self.clear_bitmaps();
         self.span.store(pages as u32, Relaxed);
-        self.large_size
-            .store(size.min(u32::MAX as usize) as u32, Relaxed);
+        self.large_size.store(size as u64, Relaxed);
         self.slot_count.store(1, Relaxed);
         self.set_kind(PageKind::LargeHead);
     }

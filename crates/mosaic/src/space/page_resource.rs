@@ -21,7 +21,9 @@
 //! Invariants: a page is in at most one of the two stores, and only when its
 //! descriptor kind is `Free`; every page in the span set is decommitted;
 //! `in_use` never exceeds `max_pages`; `committed` counts the pages touched
-//! since their last decommit (in use or queued). When the heap shrinks,
+//! since their last decommit (in use or queued), and it never exceeds
+//! `max_pages` either: committing clean pages first decommits queued dirty
+//! ones. When the heap shrinks,
 //! [`PageResource::trim`] decommits queued pages beyond what the pools may
 //! still grow into, so RSS falls.
 
@@ -42,6 +44,9 @@ pub struct PageResource {
     committed: AtomicUsize,
     in_use: AtomicUsize,
     max_pages: usize,
+    /// One past the highest page index ever handed out: descriptors below
+    /// it have been touched (their memory is never given back).
+    high_water: AtomicUsize,
 }
 
 /// Pages released by one sweeper, pushed to the shared queue in batches.
@@ -99,16 +104,20 @@ impl PageResource {
             committed: AtomicUsize::new(0),
             in_use: AtomicUsize::new(0),
             max_pages: max_pages.min(table.npages()),
+            high_water: AtomicUsize::new(0),
         }
     }
 
     /// Counts `n` more pages in use, unless that would pass the maximum.
+    /// A compare-and-swap loop: a request that does not fit never counts,
+    /// not even for a moment, so it cannot make a concurrent one that fits
+    /// fail.
     fn reserve(&self, n: usize) -> bool {
-        if self.in_use.fetch_add(n, Relaxed) + n > self.max_pages {
-            self.in_use.fetch_sub(n, Relaxed);
-            return false;
-        }
-        true
+        self.in_use
+            .fetch_update(Relaxed, Relaxed, |u| {
+                u.checked_add(n).filter(|&t| t <= self.max_pages)
+            })
+            .is_ok()
     }
 
     /// Takes one free page: a dirty one if any, else the lowest clean one.
@@ -147,6 +156,13 @@ impl PageResource {
 
     fn take_span(&self, table: &PageTable, n: usize) -> Option<usize> {
         let mut clean = self.clean.lock();
+        // Committing `n` clean pages must not take committed memory past the
+        // maximum: decommit queued dirty pages first (there are enough, since
+        // pages in use, the `n` included, are within the maximum).
+        let excess = (self.committed.load(Relaxed) + n).saturating_sub(self.max_pages);
+        if excess > 0 {
+            self.drain_dirty_into(table, &mut clean, 0, excess);
+        }
         let first = match first_fit(&clean, n) {
             Some(f) => f,
             None => {
@@ -165,6 +181,7 @@ impl PageResource {
             d.set_committed(true);
         }
         self.committed.fetch_add(n, Relaxed);
+        self.high_water.fetch_max(first + n, Relaxed);
         Some(first)
     }
 
@@ -225,7 +242,13 @@ impl PageResource {
         self.committed.load(Relaxed)
     }
 
+    /// Page descriptors touched so far (one past the highest page used).
+    pub fn touched_descriptors(&self) -> usize {
+        self.high_water.load(Relaxed)
+    }
+
     /// Pages held by pools and large objects.
+    #[cfg(test)]
     pub fn in_use_pages(&self) -> usize {
         self.in_use.load(Relaxed)
     }
@@ -236,11 +259,13 @@ impl PageResource {
     }
 
     /// Dirty pages waiting in the queue.
+    #[cfg(test)]
     pub fn dirty_pages(&self) -> usize {
         self.dirty_len.load(Relaxed)
     }
 
     /// Clean free pages (including the never-used part of the reservation).
+    #[cfg(test)]
     pub fn clean_pages(&self) -> usize {
         self.clean.lock().values().sum()
     }
@@ -337,5 +362,37 @@ mod tests {
         assert_eq!(r.acquire_page(&t), None, "at the maximum");
         r.release_span_clean(&t, 3, 2);
         assert_eq!(r.in_use_pages(), 2);
+    }
+
+    #[test]
+    fn a_refused_request_never_makes_a_fitting_one_fail() {
+        use std::sync::atomic::AtomicBool;
+        let t = PageTable::new(64).unwrap();
+        let r = PageResource::new(&t, 16);
+        for _ in 0..15 {
+            r.acquire_page(&t).unwrap();
+        }
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(Relaxed) {
+                    assert_eq!(r.acquire_span(&t, 2), None, "15 + 2 > 16");
+                }
+            });
+            let mut buf = ReleaseBuffer::default();
+            let mut failures = 0;
+            for _ in 0..300_000 {
+                match r.acquire_page(&t) {
+                    Some(p) => {
+                        buf.release(&r, p);
+                        buf.flush(&r);
+                    }
+                    None => failures += 1,
+                }
+            }
+            stop.store(true, Relaxed);
+            assert_eq!(failures, 0, "15 + 1 <= 16 must always fit");
+        });
+        assert_eq!(r.in_use_pages(), 15);
     }
 }

@@ -118,11 +118,13 @@ impl PageTable {
         }
     }
 
-    /// The start of the allocated object `addr` points exactly at, if any.
+    /// The start of the live object `addr` points exactly at, if any. On a
+    /// page not yet swept since the last collection, an unmarked object is
+    /// dead although its alloc bit is still set: it is not an object.
     pub fn object_at(&self, addr: usize) -> Option<Located> {
         match self.locate(addr) {
             l @ Located::Small { page, slot, start }
-                if start == addr && self.desc(page).alloc.get(slot) =>
+                if start == addr && self.desc(page).slot_is_live(slot) =>
             {
                 Some(l)
             }
@@ -133,14 +135,30 @@ impl PageTable {
         }
     }
 
+    /// Bytes of descriptor memory the first `pages` descriptors occupy, in
+    /// whole OS pages (what touching them commits).
+    pub fn descriptor_bytes(&self, pages: usize) -> usize {
+        (pages * std::mem::size_of::<PageDesc>()).next_multiple_of(4096)
+    }
+
     /// Gives a range of pages' memory back to the OS.
     pub fn decommit(&self, first: usize, count: usize) {
+        assert!(
+            first <= self.npages && count <= self.npages - first,
+            "decommit of pages {first}+{count}: outside the heap"
+        );
         self.heap.decommit(self.page_addr(first), count * PAGE_SIZE);
     }
 
     /// Fills the bytes `[addr, addr + len)` of the heap with zeroes.
     pub fn zero(&self, addr: usize, len: usize) {
-        assert!(addr >= self.base() && addr + len <= self.base() + self.capacity());
+        assert!(
+            addr >= self.base()
+                && addr
+                    .checked_add(len)
+                    .is_some_and(|end| end <= self.base() + self.capacity()),
+            "zeroing {len} bytes at {addr:#x}: outside the heap"
+        );
         // SAFETY: the range is inside the heap reservation (checked), which is
         // mapped read/write; callers only zero memory no live object uses.
         unsafe { std::ptr::write_bytes(addr as *mut u8, 0, len) }
@@ -185,5 +203,19 @@ mod tests {
             None,
             "interior pointer is not an object start"
         );
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the heap")]
+    fn zeroing_a_range_that_wraps_around_is_refused() {
+        let t = PageTable::new(2).unwrap();
+        t.zero(t.base() + PAGE_SIZE, usize::MAX - PAGE_SIZE);
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the heap")]
+    fn decommitting_pages_past_the_end_is_refused() {
+        let t = PageTable::new(2).unwrap();
+        t.decommit(1, usize::MAX / PAGE_SIZE);
     }
 }

@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use mosaic::{AllocFlags, Config, Embedder, Error, Heap, Mutator, ObjRef, Tracer};
 use parking_lot::Mutex;
@@ -16,6 +16,9 @@ pub const VECTOR: u32 = 2;
 pub const BYTES: u32 = 3;
 pub const HEADER: usize = 16;
 
+/// A test's extra work inside `on_free`.
+pub type FreeHook = Box<dyn Fn(ObjRef) + Send + Sync>;
+
 #[derive(Default)]
 pub struct TestVm {
     /// Ids of objects whose `on_free` ran (shared, so it outlives the heap).
@@ -23,6 +26,12 @@ pub struct TestVm {
     /// Extra roots reported through `Embedder::roots`.
     pub globals: Mutex<Vec<usize>>,
     pub traced: AtomicUsize,
+    /// `trace` panics on the object with this id (0: never).
+    pub panic_trace_id: AtomicU64,
+    /// `on_free` panics on the object with this id (0: never), after recording it.
+    pub panic_free_id: AtomicU64,
+    /// Called by `on_free` after recording (tests that call back into the heap).
+    pub free_hook: Mutex<Option<FreeHook>>,
 }
 
 pub type TestHeap = Heap<TestVm>;
@@ -34,6 +43,9 @@ unsafe impl Embedder for TestVm {
     fn trace<T: Tracer>(&self, obj: ObjRef, t: &mut T) {
         self.traced.fetch_add(1, Ordering::Relaxed);
         let (tag, len, id) = header(obj);
+        if id != 0 && id == self.panic_trace_id.load(Ordering::Relaxed) {
+            panic!("test: trace panics on object {id}");
+        }
         match tag {
             PAIR | VECTOR => {
                 for i in 0..len as usize {
@@ -55,7 +67,14 @@ unsafe impl Embedder for TestVm {
     }
 
     fn on_free(&self, obj: ObjRef) {
-        self.freed.lock().push(header(obj).2);
+        let id = header(obj).2;
+        self.freed.lock().push(id);
+        if let Some(hook) = &*self.free_hook.lock() {
+            hook(obj);
+        }
+        if id != 0 && id == self.panic_free_id.load(Ordering::Relaxed) {
+            panic!("test: on_free panics on object {id}");
+        }
     }
 }
 

@@ -1,0 +1,49 @@
+//! Running embedder callbacks so that a panic cannot corrupt the heap.
+//!
+//! The policy (documented on [`crate::Embedder`]): a panic inside a callback
+//! leaves the heap consistent and then propagates to the caller of the
+//! Mosaic function that ran the callback.
+//!
+//! - `trace` and `roots` run while marking. A panic abandons the collection:
+//!   every mark bit is cleared, nothing is freed, the world resumes, and the
+//!   panic continues out of `collect` (or the allocation that collected).
+//! - `on_free` runs while sweeping. A [`PanicSlot`] catches the panic, the
+//!   sweep finishes the page (and every other `on_free` of the batch still
+//!   runs), the page's bookkeeping completes, and only then is the first
+//!   panic resumed.
+
+use std::any::Any;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// The first panic caught from a batch of callbacks, resumed later.
+#[derive(Default)]
+pub struct PanicSlot(Option<Box<dyn Any + Send>>);
+
+impl PanicSlot {
+    /// Runs `f`; if it panics, keeps the first payload (later ones are dropped).
+    #[inline]
+    pub fn call(&mut self, f: impl FnOnce()) {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
+            self.0.get_or_insert(p);
+        }
+    }
+
+    /// A slot holding an already caught panic.
+    pub fn caught(payload: Box<dyn Any + Send>) -> Self {
+        PanicSlot(Some(payload))
+    }
+
+    /// Moves another slot's panic into this one (the first one wins).
+    pub fn merge(&mut self, other: PanicSlot) {
+        if let Some(p) = other.0 {
+            self.0.get_or_insert(p);
+        }
+    }
+
+    /// Continues the caught panic, if any. Call once the heap is consistent.
+    pub fn resume(self) {
+        if let Some(p) = self.0 {
+            resume_unwind(p)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Which mutators each thread holds.
+//!
+//! A thread-local list of the mutators created on this thread, for two
+//! rules: a thread may hold at most one mutator per heap (a second one would
+//! deadlock every collection: the first could never park while the thread
+//! runs the second), and a thread that exits without dropping a mutator
+//! (leaked, or a C program that never freed it) has it detached, so it
+//! cannot hold up every later collection.
+//!
+//! The list's destructor runs when the thread exits; by then every mutator
+//! dropped normally has left the list. The main thread's list is never
+//! destroyed (the process is ending).
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// A mutator as this registry sees it.
+pub trait ThreadMutator {
+    /// Identifies the mutator's heap.
+    fn heap_key(&self) -> usize;
+    /// Its thread exits while it is still alive: flush and detach it.
+    fn thread_exited(&self);
+}
+
+struct Held(Vec<Arc<dyn ThreadMutator>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        for m in std::mem::take(&mut self.0) {
+            m.thread_exited();
+        }
+    }
+}
+
+thread_local! {
+    static HELD: RefCell<Held> = const { RefCell::new(Held(Vec::new())) };
+}
+
+/// Whether the calling thread holds a mutator of the heap `key`.
+pub fn holds(key: usize) -> bool {
+    HELD.try_with(|h| h.borrow().0.iter().any(|m| m.heap_key() == key))
+        .unwrap_or(false)
+}
+
+/// Records a mutator created on the calling thread. Returns false when the
+/// thread is already exiting (its destructors are running): the mutator
+/// then must be dropped by the caller, it will not be detached for it.
+pub fn add(m: Arc<dyn ThreadMutator>) -> bool {
+    HELD.try_with(|h| h.borrow_mut().0.push(m)).is_ok()
+}
+
+/// Forgets a mutator dropped on the calling thread (no-op elsewhere).
+pub fn remove(m: &Arc<dyn ThreadMutator>) {
+    let _ = HELD.try_with(|h| {
+        h.borrow_mut()
+            .0
+            .retain(|x| !std::ptr::addr_eq(Arc::as_ptr(x), Arc::as_ptr(m)))
+    });
+}
