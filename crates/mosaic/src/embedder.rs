@@ -18,12 +18,40 @@ pub trait Tracer {
 
 /// What a runtime tells Mosaic about its objects.
 ///
+/// # Where and when callbacks run
+///
+/// - `trace` and `roots` run on the thread that collects, while every other
+///   mutator of the heap is stopped (parked at a safepoint or inside a
+///   blocking region).
+/// - `on_free` runs on the thread that sweeps the dead object's page. With
+///   lazy sweeping (the default) that is a mutator's thread inside an
+///   allocation (or [`crate::Mutator::finish_sweep`]), *while other mutators
+///   keep running*, so several threads may run `on_free` at the same time
+///   for different objects. With eager sweeping (`lazy_sweep = false`) and
+///   for large objects it runs inside the pause; at heap teardown, on the
+///   thread that drops the last handle.
+/// - No callback runs under a lock the API takes: a callback may read
+///   [`crate::Heap::stats`]. None may allocate in the heap or collect.
+///
+/// # Panics
+///
+/// A panic inside a callback leaves the heap consistent, then propagates to
+/// the caller of the Mosaic function that ran it:
+///
+/// - in `trace` or `roots`, the collection is abandoned: every mark bit is
+///   cleared, nothing is freed, the other mutators resume, and the panic
+///   continues out of [`crate::Mutator::collect`] (or the allocation that
+///   collected). The next collection starts from scratch.
+/// - in `on_free`, the object counts as freed, the page (or the pause)
+///   being swept is finished, every other `on_free` of that batch still
+///   runs, and then the first panic continues out of the allocation,
+///   `collect`, `finish_sweep` or heap drop that swept.
+///
 /// # Safety
 ///
 /// `trace` must visit every reference field of every object it is given, and
 /// `roots` every root slot the runtime holds outside handles; a missed
-/// reference lets the collector free a live object. Neither may allocate in
-/// the heap or block on another mutator: they run while the world is stopped.
+/// reference lets the collector free a live object.
 pub unsafe trait Embedder: Send + Sync + 'static {
     /// Calls `tracer.visit` on the address of each reference field of `obj`.
     /// Never called for objects allocated with `NO_POINTERS`.
@@ -33,9 +61,9 @@ pub unsafe trait Embedder: Send + Sync + 'static {
     /// maps, ...). Roots held in [`crate::Root`] handles are found without it.
     fn roots<T: Tracer>(&self, tracer: &mut T);
 
-    /// Called once for each dead object allocated with `NEEDS_CLEANUP`,
-    /// before its memory is reused, and for each such object still alive
-    /// when the heap is dropped. It must not touch other heap objects (they
-    /// may be dead too).
+    /// Called exactly once for each dead object allocated with
+    /// `NEEDS_CLEANUP`, before its memory is reused, and for each such object
+    /// still allocated when the heap is dropped. It must be thread-safe (see
+    /// above) and must not touch other heap objects (they may be dead too).
     fn on_free(&self, _obj: ObjRef) {}
 }

@@ -7,7 +7,8 @@
 //! objects, each keeps its exact contents (header, fields pointing at the
 //! right objects, byte patterns), and after sweeping, the heap's live count
 //! equals the model's and `on_free` ran for exactly the dead objects that
-//! asked for cleanup.
+//! asked for cleanup. Some collections are made to panic inside `trace`:
+//! they must be abandoned without losing or freeing anything.
 
 mod common;
 
@@ -16,6 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use common::*;
 use mosaic::{AllocFlags, Config, ObjRef, Root, SizeClassPreset};
 use proptest::prelude::*;
+use std::sync::atomic::Ordering::Relaxed;
 
 #[derive(Clone, Debug)]
 enum Kind {
@@ -44,6 +46,11 @@ enum Op {
         index: usize,
     },
     Collect,
+    /// A collection whose `trace` panics on one reachable container: it must
+    /// be abandoned cleanly, losing nothing.
+    PanickingCollect {
+        target: usize,
+    },
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -65,6 +72,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<usize>(), any::<u8>()).prop_map(|(target, seed)| Op::Rewrite { target, seed }),
         3 => any::<usize>().prop_map(|index| Op::DropRoot { index }),
         1 => Just(Op::Collect),
+        1 => any::<usize>().prop_map(|target| Op::PanickingCollect { target }),
     ]
 }
 
@@ -223,6 +231,19 @@ impl Harness {
                 }
             }
             Op::Collect => self.collect_and_check(),
+            Op::PanickingCollect { target } => {
+                let containers = self.containers();
+                if containers.is_empty() {
+                    return;
+                }
+                let id = containers[target % containers.len()];
+                self.heap.embedder().panic_trace_id.store(id, Relaxed);
+                let m = &mut self.m;
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
+                self.heap.embedder().panic_trace_id.store(0, Relaxed);
+                assert!(r.is_err(), "tracing object {id} panics");
+                self.check_contents();
+            }
         }
     }
 
@@ -283,6 +304,7 @@ impl Harness {
 }
 
 fn run(config: Config, ops: &[Op]) {
+    quiet_expected_panics();
     let mut h = Harness::new(config);
     for op in ops {
         h.apply(op);

@@ -27,24 +27,10 @@ fn within<T: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> T + Send
     }
 }
 
-fn quiet_panics() {
-    // The panics below are expected; keep the test output readable.
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let msg = info.to_string();
-            if !msg.contains("test: ") {
-                default(info);
-            }
-        }));
-    });
-}
-
 // Item 1: a panic inside `trace` must not leave mark bits behind.
 #[test]
 fn a_panic_in_trace_abandons_the_collection_cleanly() {
-    quiet_panics();
+    quiet_expected_panics();
     let heap = heap(small_config());
     let mut m = heap.mutator().unwrap();
     let c = new_pair(&mut m, 3, None, None).unwrap();
@@ -76,7 +62,7 @@ fn a_panic_in_trace_abandons_the_collection_cleanly() {
 // Item 1, the roots callback too.
 #[test]
 fn a_panic_in_roots_abandons_the_collection_cleanly() {
-    quiet_panics();
+    quiet_expected_panics();
     struct PanickyRoots(
         std::sync::atomic::AtomicBool,
         parking_lot::Mutex<Vec<usize>>,
@@ -146,7 +132,7 @@ fn check_live(roots: &[mosaic::Root]) {
 // Item 2: a panic inside `on_free` during lazy sweeping.
 #[test]
 fn a_panic_in_on_free_while_sweeping_lazily_leaves_the_page_consistent() {
-    quiet_panics();
+    quiet_expected_panics();
     let heap = heap(small_config());
     let mut m = heap.mutator().unwrap();
     let n = 3000;
@@ -194,7 +180,7 @@ fn a_panic_in_on_free_while_sweeping_lazily_leaves_the_page_consistent() {
 // Item 2, eager sweeping: the panic surfaces from the pause.
 #[test]
 fn a_panic_in_on_free_during_an_eager_sweep_propagates_after_the_pause() {
-    quiet_panics();
+    quiet_expected_panics();
     let heap = heap(Config {
         lazy_sweep: false,
         ..small_config()
@@ -218,7 +204,7 @@ fn a_panic_in_on_free_during_an_eager_sweep_propagates_after_the_pause() {
 // Item 2, large objects: swept in the pause; the panic surfaces after it.
 #[test]
 fn a_panic_in_on_free_of_a_large_object_frees_every_dead_large_object() {
-    quiet_panics();
+    quiet_expected_panics();
     let heap = heap(small_config());
     let mut m = heap.mutator().unwrap();
     let keep = new_bytes(&mut m, 1, 3 * PAGE_SIZE, AllocFlags::NEEDS_CLEANUP).unwrap();

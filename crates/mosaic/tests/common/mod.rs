@@ -210,3 +210,17 @@ pub fn reachable_ids(roots: impl IntoIterator<Item = ObjRef>) -> BTreeSet<u64> {
     }
     seen
 }
+
+/// Hides the messages of the panics tests provoke on purpose (they contain
+/// "test: "); every other panic is reported as usual.
+pub fn quiet_expected_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.to_string().contains("test: ") {
+                default(info);
+            }
+        }));
+    });
+}
