@@ -1,84 +1,11 @@
 //! C programs compiled against `include/mosaic.h` and the library cargo just
 //! built (static and shared), plus the pkg-config file.
 
-use std::path::{Path, PathBuf};
+mod support;
+
 use std::process::Command;
 
-const STATIC_DEPS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-lgcc_s"];
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `target/<profile>`, with libmosaic.{a,so} freshly built: `cargo test`
-/// does not rebuild a crate's cdylib/staticlib outputs for its integration
-/// tests, so build them here (once per test binary) with the same cargo.
-fn lib_dir() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().unwrap();
-            let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-            let mut cmd = Command::new(env!("CARGO"));
-            cmd.args(["build", "-p", "mosaic-capi", "--lib"]);
-            if dir.file_name().is_some_and(|n| n == "release") {
-                cmd.arg("--release");
-            }
-            let status = cmd.status().expect("cargo runs");
-            assert!(status.success(), "building libmosaic failed");
-            for f in ["libmosaic.a", "libmosaic.so"] {
-                assert!(
-                    dir.join(f).exists(),
-                    "{} was not built",
-                    dir.join(f).display()
-                );
-            }
-            dir
-        })
-        .clone()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn compile(src: &Path, out: &Path, args: &[String]) {
-    let status = Command::new("cc")
-        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg("-I")
-        .arg(repo().join("include"))
-        .arg(src)
-        .arg("-o")
-        .arg(out)
-        .args(args)
-        .status()
-        .expect("cc runs");
-    assert!(status.success(), "compiling {} failed", src.display());
-}
-
-fn run(exe: &Path) -> String {
-    let out = Command::new(exe)
-        .env_remove("MOSAIC_VERIFY")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{} failed: {}\n{}",
-        exe.display(),
-        stdout,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-fn static_args() -> Vec<String> {
-    let mut v = vec![lib_dir().join("libmosaic.a").display().to_string()];
-    v.extend(STATIC_DEPS.iter().map(|s| s.to_string()));
-    v
-}
+use support::{compile, lib_dir, repo, run, shared_args, static_args, tmp};
 
 #[test]
 fn c_tree_program_against_the_static_library() {
@@ -94,15 +21,10 @@ fn c_tree_program_against_the_static_library() {
 #[test]
 fn c_tree_program_against_the_shared_library() {
     let exe = tmp("tree-shared").join("tree");
-    let dir = lib_dir().display().to_string();
     compile(
         &repo().join("crates/mosaic-capi/tests/c/tree.c"),
         &exe,
-        &[
-            format!("-L{dir}"),
-            "-lmosaic".into(),
-            format!("-Wl,-rpath,{dir}"),
-        ],
+        &shared_args(),
     );
     assert_eq!(run(&exe).trim(), "0 failures");
 }
