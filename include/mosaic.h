@@ -44,7 +44,8 @@
 #define MOSAIC_PINNED 4
 
 /**
- * Why the last failing call on this thread failed.
+ * Why the last call on this thread that reports errors failed
+ * (`MOSAIC_OK`: it succeeded).
  */
 typedef enum mosaic_error {
   MOSAIC_OK = 0,
@@ -61,7 +62,7 @@ typedef enum mosaic_error {
    */
   MOSAIC_ERR_FOREIGN_POINTER = 3,
   /**
-   * A NULL handle, unknown flag bits or another misuse of the API.
+   * A NULL or freed handle, unknown flag bits or another misuse of the API.
    */
   MOSAIC_ERR_INVALID_ARGUMENT = 4,
   /**
@@ -188,7 +189,8 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Fills `out` with the defaults. Returns nonzero if `out` is NULL.
+ * Fills `out` with the defaults. Returns `MOSAIC_ERR_INVALID_ARGUMENT` if
+ * `out` is NULL.
  *
  * # Safety
  * `out` must be NULL or point to writable memory for a `mosaic_config`.
@@ -216,14 +218,24 @@ enum mosaic_error mosaic_config_from_env(struct mosaic_config *out);
 void mosaic_visit(struct mosaic_tracer *tracer, void **slot);
 
 /**
- * The error code of the last failing call on this thread (`MOSAIC_OK` if the
- * last call that reports errors succeeded).
+ * The error code of the last call on this thread that reports errors:
+ * `MOSAIC_OK` if it succeeded.
+ *
+ * Every function of this API that can fail reports: on failure (a NULL or
+ * freed handle included) it sets the code and a message naming the
+ * function; on success it resets the code to `MOSAIC_OK`. The exceptions:
+ * `mosaic_last_error` and `mosaic_last_error_message` change nothing;
+ * `mosaic_visit` reports nothing (it runs once per edge and must stay
+ * cheap); the `*_free` functions ignore NULL like `free()` and leave the
+ * last error as it was (freeing a live handle resets it, freeing one twice
+ * is an error where it can be detected).
  */
 enum mosaic_error mosaic_last_error(void);
 
 /**
- * A message describing the last error on this thread ("" if none). Valid
- * until the next failing call on this thread.
+ * A message describing the last error on this thread, starting with the
+ * name of the function that failed; "" if the last call succeeded. The
+ * string stays valid until the next failing call on this thread.
  */
 const char *mosaic_last_error_message(void);
 
@@ -332,7 +344,7 @@ size_t mosaic_object_size(const struct mosaic_heap *heap, const void *p);
 struct mosaic_root *mosaic_root_new(struct mosaic_mutator *m, void *obj);
 
 /**
- * The object a root holds (NULL if none, or if `r` is NULL).
+ * The object a root holds (NULL if none; NULL and an error if `r` is NULL).
  *
  * # Safety
  * `r` must be NULL or a live root, used on its mutator's thread.

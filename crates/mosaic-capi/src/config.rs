@@ -2,7 +2,7 @@
 
 use mosaic_core::{Config, SizeClassPreset};
 
-use crate::error::{mosaic_error, report, set_error};
+use crate::error::{clear_error, invalid, mosaic_error, report, set_error};
 
 /// Size-class table presets.
 pub const MOSAIC_CLASSES_DEFAULT: u32 = 0;
@@ -56,14 +56,16 @@ impl From<&Config> for mosaic_config {
 }
 
 impl mosaic_config {
-    pub(crate) fn to_config(self) -> Result<Config, mosaic_error> {
+    /// The Rust `Config`, validated; on error records it for `function`.
+    pub(crate) fn to_config(self, function: &str) -> Result<Config, mosaic_error> {
         let size_classes = match self.size_classes {
             MOSAIC_CLASSES_DEFAULT => SizeClassPreset::Mosaic,
             MOSAIC_CLASSES_RUBY => SizeClassPreset::Ruby,
             other => {
                 set_error(
+                    function,
                     mosaic_error::MOSAIC_ERR_CONFIG,
-                    format!("invalid configuration: unknown size_classes {other}"),
+                    &format!("invalid configuration: unknown size_classes {other}"),
                 );
                 return Err(mosaic_error::MOSAIC_ERR_CONFIG);
             }
@@ -84,22 +86,24 @@ impl mosaic_config {
             verify: self.verify,
             stress: self.stress,
         };
-        c.validate().map_err(|e| report(&e))?;
+        c.validate().map_err(|e| report(function, &e))?;
         Ok(c)
     }
 }
 
-/// Fills `out` with the defaults. Returns nonzero if `out` is NULL.
+/// Fills `out` with the defaults. Returns `MOSAIC_ERR_INVALID_ARGUMENT` if
+/// `out` is NULL.
 ///
 /// # Safety
 /// `out` must be NULL or point to writable memory for a `mosaic_config`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_config_default(out: *mut mosaic_config) -> mosaic_error {
     if out.is_null() {
-        return crate::error::invalid("mosaic_config_default: out is NULL");
+        return invalid("mosaic_config_default", "out is NULL");
     }
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write((&Config::default()).into()) };
+    clear_error();
     mosaic_error::MOSAIC_OK
 }
 
@@ -111,15 +115,21 @@ pub unsafe extern "C" fn mosaic_config_default(out: *mut mosaic_config) -> mosai
 /// As `mosaic_config_default`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_config_from_env(out: *mut mosaic_config) -> mosaic_error {
-    // SAFETY: same contract.
-    let rc = unsafe { mosaic_config_default(out) };
-    if rc != mosaic_error::MOSAIC_OK {
-        return rc;
+    const F: &str = "mosaic_config_from_env";
+    if out.is_null() {
+        return invalid(F, "out is NULL");
     }
-    match Config::from_env() {
-        // SAFETY: checked non-null above.
-        Ok(c) => unsafe { out.write((&c).into()) },
-        Err(e) => return report(&e),
+    let config = Config::from_env();
+    let c = config
+        .as_ref()
+        .map_or_else(|_| Config::default(), Clone::clone);
+    // SAFETY: non-null and writable per the contract.
+    unsafe { out.write((&c).into()) };
+    match config {
+        Ok(_) => {
+            clear_error();
+            mosaic_error::MOSAIC_OK
+        }
+        Err(e) => report(F, &e),
     }
-    mosaic_error::MOSAIC_OK
 }

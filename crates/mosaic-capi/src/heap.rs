@@ -25,15 +25,30 @@ pub struct mosaic_mutator {
     pub(crate) m: Mutator<CEmbedder>,
 }
 
-pub(crate) fn heap_ref<'a>(h: *const mosaic_heap) -> Option<&'a mosaic_heap> {
+/// The heap behind a handle; `None` (with the error recorded for `function`)
+/// if it is NULL.
+pub(crate) fn heap_ref<'a>(function: &str, h: *const mosaic_heap) -> Option<&'a mosaic_heap> {
     // SAFETY: the API's contract: a non-null heap pointer came from mosaic_heap_new.
-    unsafe { h.as_ref() }
+    let h = unsafe { h.as_ref() };
+    if h.is_none() {
+        invalid(function, "heap is NULL");
+    }
+    h
 }
 
-pub(crate) fn mutator_mut<'a>(m: *mut mosaic_mutator) -> Option<&'a mut mosaic_mutator> {
+/// The mutator behind a handle; `None` (with the error recorded for
+/// `function`) if it is NULL.
+pub(crate) fn mutator_mut<'a>(
+    function: &str,
+    m: *mut mosaic_mutator,
+) -> Option<&'a mut mosaic_mutator> {
     // SAFETY: the API's contract: a non-null mutator pointer came from
     // mosaic_mutator_new and is used by one thread at a time.
-    unsafe { m.as_mut() }
+    let m = unsafe { m.as_mut() };
+    if m.is_none() {
+        invalid(function, "mutator is NULL");
+    }
+    m
 }
 
 /// Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
@@ -46,25 +61,26 @@ pub unsafe extern "C" fn mosaic_heap_new(
     config: *const mosaic_config,
     embedder: *const mosaic_embedder,
 ) -> *mut mosaic_heap {
+    const F: &str = "mosaic_heap_new";
     // SAFETY: per the contract.
     let Some(e) = (unsafe { embedder.as_ref() }) else {
-        invalid("mosaic_heap_new: embedder is NULL");
+        invalid(F, "embedder is NULL");
         return std::ptr::null_mut();
     };
     if e.trace.is_none() {
-        invalid("mosaic_heap_new: embedder->trace is NULL");
+        invalid(F, "embedder->trace is NULL");
         return std::ptr::null_mut();
     }
     // SAFETY: per the contract.
     let config = match unsafe { config.as_ref() } {
-        Some(c) => match c.to_config() {
+        Some(c) => match c.to_config(F) {
             Ok(c) => c,
             Err(_) => return std::ptr::null_mut(),
         },
         None => match Config::from_env() {
             Ok(c) => c,
             Err(err) => {
-                report(&err);
+                report(F, &err);
                 return std::ptr::null_mut();
             }
         },
@@ -75,7 +91,7 @@ pub unsafe extern "C" fn mosaic_heap_new(
             Box::into_raw(Box::new(mosaic_heap { heap }))
         }
         Err(err) => {
-            report(&err);
+            report(F, &err);
             std::ptr::null_mut()
         }
     }
@@ -92,6 +108,7 @@ pub unsafe extern "C" fn mosaic_heap_free(heap: *mut mosaic_heap) {
     if !heap.is_null() {
         // SAFETY: per the contract, we own it.
         drop(unsafe { Box::from_raw(heap) });
+        clear_error();
     }
 }
 
@@ -101,15 +118,12 @@ pub unsafe extern "C" fn mosaic_heap_free(heap: *mut mosaic_heap) {
 /// `heap` must be NULL or a live heap.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosaic_mutator {
-    match heap_ref(heap) {
-        Some(h) => Box::into_raw(Box::new(mosaic_mutator {
-            m: h.heap.mutator(),
-        })),
-        None => {
-            invalid("mosaic_mutator_new: heap is NULL");
-            std::ptr::null_mut()
-        }
-    }
+    let Some(h) = heap_ref("mosaic_mutator_new", heap) else {
+        return std::ptr::null_mut();
+    };
+    let m = h.heap.mutator();
+    clear_error();
+    Box::into_raw(Box::new(mosaic_mutator { m }))
 }
 
 /// Frees a mutator. Its root handles stay valid until freed. NULL is ignored.
@@ -121,6 +135,7 @@ pub unsafe extern "C" fn mosaic_mutator_free(m: *mut mosaic_mutator) {
     if !m.is_null() {
         // SAFETY: per the contract, we own it.
         drop(unsafe { Box::from_raw(m) });
+        clear_error();
     }
 }
 
@@ -135,18 +150,21 @@ pub unsafe extern "C" fn mosaic_alloc(
     size: usize,
     flags: u32,
 ) -> *mut c_void {
-    let Some(m) = mutator_mut(m) else {
-        invalid("mosaic_alloc: mutator is NULL");
+    const F: &str = "mosaic_alloc";
+    let Some(m) = mutator_mut(F, m) else {
         return std::ptr::null_mut();
     };
     let Some(flags) = AllocFlags::from_bits(flags) else {
-        report(&mosaic_core::Error::InvalidFlags { bits: flags });
+        report(F, &mosaic_core::Error::InvalidFlags { bits: flags });
         return std::ptr::null_mut();
     };
     match m.m.alloc_with(size, flags) {
-        Ok(o) => o.as_ptr().cast(),
+        Ok(o) => {
+            clear_error();
+            o.as_ptr().cast()
+        }
         Err(e) => {
-            report(&e);
+            report(F, &e);
             std::ptr::null_mut()
         }
     }
@@ -158,11 +176,9 @@ pub unsafe extern "C" fn mosaic_alloc(
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
-    match mutator_mut(m) {
-        Some(m) => m.m.collect(),
-        None => {
-            invalid("mosaic_collect: mutator is NULL");
-        }
+    if let Some(m) = mutator_mut("mosaic_collect", m) {
+        m.m.collect();
+        clear_error();
     }
 }
 
@@ -172,8 +188,9 @@ pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_finish_sweep(m: *mut mosaic_mutator) {
-    if let Some(m) = mutator_mut(m) {
-        m.m.finish_sweep()
+    if let Some(m) = mutator_mut("mosaic_finish_sweep", m) {
+        m.m.finish_sweep();
+        clear_error();
     }
 }
 
@@ -184,8 +201,9 @@ pub unsafe extern "C" fn mosaic_finish_sweep(m: *mut mosaic_mutator) {
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_safepoint(m: *mut mosaic_mutator) {
-    if let Some(m) = mutator_mut(m) {
-        m.m.safepoint()
+    if let Some(m) = mutator_mut("mosaic_safepoint", m) {
+        m.m.safepoint();
+        clear_error();
     }
 }
 
@@ -200,12 +218,17 @@ pub unsafe extern "C" fn mosaic_blocking(
     f: Option<unsafe extern "C" fn(arg: *mut c_void)>,
     arg: *mut c_void,
 ) {
-    let (Some(m), Some(f)) = (mutator_mut(m), f) else {
-        invalid("mosaic_blocking: mutator or function is NULL");
+    const F: &str = "mosaic_blocking";
+    let Some(m) = mutator_mut(F, m) else {
+        return;
+    };
+    let Some(f) = f else {
+        invalid(F, "f is NULL");
         return;
     };
     // SAFETY: calling the caller's function with its own argument.
-    m.m.blocking(|| unsafe { f(arg) })
+    m.m.blocking(|| unsafe { f(arg) });
+    clear_error();
 }
 
 /// Whether `p` is the start of an object allocated in `heap`.
@@ -214,7 +237,12 @@ pub unsafe extern "C" fn mosaic_blocking(
 /// `heap` must be NULL or a live heap; `p` may be any value.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_is_object(heap: *const mosaic_heap, p: *const c_void) -> bool {
-    heap_ref(heap).is_some_and(|h| h.heap.is_object(p.cast()))
+    let Some(h) = heap_ref("mosaic_is_object", heap) else {
+        return false;
+    };
+    let answer = h.heap.is_object(p.cast());
+    clear_error();
+    answer
 }
 
 /// The usable size of an object (its slot size), or 0 with
@@ -224,8 +252,8 @@ pub unsafe extern "C" fn mosaic_is_object(heap: *const mosaic_heap, p: *const c_
 /// As `mosaic_is_object`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_object_size(heap: *const mosaic_heap, p: *const c_void) -> usize {
-    let Some(h) = heap_ref(heap) else {
-        invalid("mosaic_object_size: heap is NULL");
+    const F: &str = "mosaic_object_size";
+    let Some(h) = heap_ref(F, heap) else {
         return 0;
     };
     match h
@@ -233,9 +261,12 @@ pub unsafe extern "C" fn mosaic_object_size(heap: *const mosaic_heap, p: *const 
         .check_object(p.cast())
         .and_then(|o| h.heap.object_size(o))
     {
-        Ok(n) => n,
+        Ok(n) => {
+            clear_error();
+            n
+        }
         Err(e) => {
-            report(&e);
+            report(F, &e);
             0
         }
     }

@@ -4,12 +4,23 @@ use std::ffi::c_void;
 
 use mosaic_core::{ObjRef, Root};
 
-use crate::error::{invalid, report};
+use crate::error::{clear_error, invalid, report};
 use crate::heap::{mosaic_mutator, mutator_mut};
 
 /// A handle keeping one object alive.
 pub struct mosaic_root {
     root: Root,
+}
+
+/// The root behind a handle; `None` (with the error recorded for `function`)
+/// if it is NULL.
+fn root_ref<'a>(function: &str, r: *const mosaic_root) -> Option<&'a mosaic_root> {
+    // SAFETY: the API's contract: a non-null root came from mosaic_root_new.
+    let r = unsafe { r.as_ref() };
+    if r.is_none() {
+        invalid(function, "root is NULL");
+    }
+    r
 }
 
 /// A new root holding `obj` (NULL for none). Returns NULL with
@@ -22,8 +33,8 @@ pub unsafe extern "C" fn mosaic_root_new(
     m: *mut mosaic_mutator,
     obj: *mut c_void,
 ) -> *mut mosaic_root {
-    let Some(m) = mutator_mut(m) else {
-        invalid("mosaic_root_new: mutator is NULL");
+    const F: &str = "mosaic_root_new";
+    let Some(m) = mutator_mut(F, m) else {
         return std::ptr::null_mut();
     };
     let root = match ObjRef::from_ptr(obj.cast()) {
@@ -31,28 +42,27 @@ pub unsafe extern "C" fn mosaic_root_new(
         Some(o) => match m.m.root(o) {
             Ok(r) => r,
             Err(e) => {
-                report(&e);
+                report(F, &e);
                 return std::ptr::null_mut();
             }
         },
     };
+    clear_error();
     Box::into_raw(Box::new(mosaic_root { root }))
 }
 
-/// The object a root holds (NULL if none, or if `r` is NULL).
+/// The object a root holds (NULL if none; NULL and an error if `r` is NULL).
 ///
 /// # Safety
 /// `r` must be NULL or a live root, used on its mutator's thread.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_root_get(r: *const mosaic_root) -> *mut c_void {
-    // SAFETY: per the contract.
-    match unsafe { r.as_ref() } {
-        Some(r) => r
-            .root
-            .get()
-            .map_or(std::ptr::null_mut(), |o| o.as_ptr().cast()),
-        None => std::ptr::null_mut(),
-    }
+    let Some(r) = root_ref("mosaic_root_get", r) else {
+        return std::ptr::null_mut();
+    };
+    let obj = r.root.get();
+    clear_error();
+    obj.map_or(std::ptr::null_mut(), |o| o.as_ptr().cast())
 }
 
 /// Makes a root hold `obj` (NULL for none).
@@ -61,12 +71,9 @@ pub unsafe extern "C" fn mosaic_root_get(r: *const mosaic_root) -> *mut c_void {
 /// As `mosaic_root_get`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_root_set(r: *mut mosaic_root, obj: *mut c_void) {
-    // SAFETY: per the contract.
-    match unsafe { r.as_ref() } {
-        Some(r) => r.root.set(ObjRef::from_ptr(obj.cast())),
-        None => {
-            invalid("mosaic_root_set: root is NULL");
-        }
+    if let Some(r) = root_ref("mosaic_root_set", r) {
+        r.root.set(ObjRef::from_ptr(obj.cast()));
+        clear_error();
     }
 }
 
@@ -79,5 +86,6 @@ pub unsafe extern "C" fn mosaic_root_free(r: *mut mosaic_root) {
     if !r.is_null() {
         // SAFETY: per the contract, we own it.
         drop(unsafe { Box::from_raw(r) });
+        clear_error();
     }
 }

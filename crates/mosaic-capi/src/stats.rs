@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use crate::error::{invalid, mosaic_error};
+use crate::error::{clear_error, invalid, mosaic_error};
 use crate::heap::{heap_ref, mosaic_heap};
 
 /// Heap-wide statistics (times in nanoseconds).
@@ -56,11 +56,12 @@ pub unsafe extern "C" fn mosaic_heap_stats(
     heap: *const mosaic_heap,
     out: *mut mosaic_stats,
 ) -> mosaic_error {
-    let Some(h) = heap_ref(heap) else {
-        return invalid("mosaic_heap_stats: heap is NULL");
+    const F: &str = "mosaic_heap_stats";
+    let Some(h) = heap_ref(F, heap) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
     };
     if out.is_null() {
-        return invalid("mosaic_heap_stats: out is NULL");
+        return invalid(F, "out is NULL");
     }
     let s = h.heap.stats();
     let st = mosaic_stats {
@@ -84,6 +85,7 @@ pub unsafe extern "C" fn mosaic_heap_stats(
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(st) };
+    clear_error();
     mosaic_error::MOSAIC_OK
 }
 
@@ -97,18 +99,22 @@ pub unsafe extern "C" fn mosaic_heap_pool_stats(
     index: usize,
     out: *mut mosaic_pool_stats,
 ) -> mosaic_error {
-    let Some(h) = heap_ref(heap) else {
-        return invalid("mosaic_heap_pool_stats: heap is NULL");
+    const F: &str = "mosaic_heap_pool_stats";
+    let Some(h) = heap_ref(F, heap) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
     };
     if out.is_null() {
-        return invalid("mosaic_heap_pool_stats: out is NULL");
+        return invalid(F, "out is NULL");
     }
     let s = h.heap.stats();
     let Some(p) = s.pools.get(index) else {
-        return invalid(&format!(
-            "mosaic_heap_pool_stats: pool {index} does not exist (the heap has {})",
-            s.pools.len()
-        ));
+        return invalid(
+            F,
+            &format!(
+                "pool {index} does not exist (the heap has {})",
+                s.pools.len()
+            ),
+        );
     };
     let ps = mosaic_pool_stats {
         slot_size: p.slot_size,
@@ -123,6 +129,7 @@ pub unsafe extern "C" fn mosaic_heap_pool_stats(
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(ps) };
+    clear_error();
     mosaic_error::MOSAIC_OK
 }
 
@@ -137,8 +144,7 @@ pub unsafe extern "C" fn mosaic_stats_summary(
     buf: *mut c_char,
     len: usize,
 ) -> usize {
-    let Some(h) = heap_ref(heap) else {
-        invalid("mosaic_stats_summary: heap is NULL");
+    let Some(h) = heap_ref("mosaic_stats_summary", heap) else {
         return 0;
     };
     let line = h.heap.stats().summary();
@@ -150,5 +156,6 @@ pub unsafe extern "C" fn mosaic_stats_summary(
             buf.add(n).write(0);
         }
     }
+    clear_error();
     line.len()
 }

@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use support::{compile, lib_dir, repo, run, shared_args, static_args, tmp};
+use support::{compile, lib_dir, repo, run, run_c_test, shared_args, static_args, tmp};
 
 #[test]
 fn c_tree_program_against_the_static_library() {
@@ -27,6 +27,13 @@ fn c_tree_program_against_the_shared_library() {
         &shared_args(),
     );
     assert_eq!(run(&exe).trim(), "0 failures");
+}
+
+/// Item 8 of issue 6: NULL handles are errors naming the function, and a
+/// successful call resets the last error.
+#[test]
+fn every_failing_call_sets_the_last_error_and_every_success_clears_it() {
+    assert_eq!(run_c_test("errors").trim(), "0 failures");
 }
 
 #[test]
