@@ -19,14 +19,25 @@
 #include <stdint.h>
 
 /**
- * Size-class table presets.
+ * `size_classes`: the default table (16-byte granules to 128 B, then four
+ * classes per doubling to 8 KiB).
  */
 #define MOSAIC_CLASSES_DEFAULT 0
 
 /**
- * Ruby's five pools: 40, 80, 160, 320, 640 bytes.
+ * `size_classes`: Ruby's five pools: 40, 80, 160, 320, 640 bytes.
  */
 #define MOSAIC_CLASSES_RUBY 1
+
+/**
+ * `size_classes`: the list `class_sizes[0 .. class_count]`.
+ */
+#define MOSAIC_CLASSES_CUSTOM 2
+
+/**
+ * Most size classes a heap can have (the length of `class_sizes`).
+ */
+#define MOSAIC_MAX_CLASSES 64
 
 /**
  * The object holds no references and is never traced.
@@ -99,10 +110,21 @@ typedef struct mosaic_tracer mosaic_tracer;
  * Heap configuration; fill with `mosaic_config_default` or
  * `mosaic_config_from_env`, then adjust. Fields and defaults are those of
  * the Rust `Config` (see the crate docs or ARCHITECTURE.md).
+ *
+ * The size-class table is `size_classes`: `MOSAIC_CLASSES_DEFAULT`,
+ * `MOSAIC_CLASSES_RUBY`, or `MOSAIC_CLASSES_CUSTOM` for the list in
+ * `class_sizes[0 .. class_count]`: 1 to `MOSAIC_MAX_CLASSES` ascending
+ * slot sizes, multiples of 8 from 16 to 16384 bytes (a bad list makes
+ * `mosaic_heap_new` fail with `MOSAIC_ERR_CONFIG`). The filling functions
+ * also write the table of a preset into `class_sizes` and `class_count`;
+ * those two fields are read only when `size_classes` is
+ * `MOSAIC_CLASSES_CUSTOM`.
  */
 typedef struct mosaic_config {
   size_t max_heap;
   uint32_t size_classes;
+  size_t class_count;
+  uint32_t class_sizes[MOSAIC_MAX_CLASSES];
   size_t initial_slots;
   double growth_factor;
   size_t growth_max;

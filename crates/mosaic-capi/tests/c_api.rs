@@ -5,7 +5,9 @@ mod support;
 
 use std::process::Command;
 
-use support::{compile, lib_dir, repo, run, run_c_test, shared_args, static_args, tmp};
+use support::{
+    compile, lib_dir, repo, run, run_c_test, run_c_test_with, shared_args, static_args, tmp,
+};
 
 #[test]
 fn c_tree_program_against_the_static_library() {
@@ -34,6 +36,20 @@ fn c_tree_program_against_the_shared_library() {
 #[test]
 fn every_failing_call_sets_the_last_error_and_every_success_clears_it() {
     assert_eq!(run_c_test("errors").trim(), "0 failures");
+}
+
+/// Item 9 of issue 6: a custom size-class list survives
+/// `mosaic_config_from_env`.
+#[test]
+fn config_from_env_keeps_a_custom_size_class_list() {
+    let out = run_c_test_with("config_env", &[("MOSAIC_SIZE_CLASSES", "16,48,96")]);
+    assert_eq!(out.trim(), "0 failures");
+}
+
+/// The other direction of item 9: a list written into `mosaic_config`.
+#[test]
+fn custom_size_classes_in_the_config_reach_the_heap_and_bad_lists_are_config_errors() {
+    assert_eq!(run_c_test("config_classes").trim(), "0 failures");
 }
 
 #[test]

@@ -77,7 +77,11 @@ pub fn run_with(exe: &Path, env: &[(&str, &str)]) -> Output {
 
 /// Runs `exe`, asserts it exits 0 and returns its standard output.
 pub fn run(exe: &Path) -> String {
-    let out = run_with(exe, &[]);
+    checked(exe, run_with(exe, &[]))
+}
+
+/// The standard output of a run that must have exited 0.
+pub fn checked(exe: &Path, out: Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -111,11 +115,16 @@ pub fn shared_args() -> Vec<String> {
 /// Compiles `tests/c/<name>.c` against the static library and runs it;
 /// the program prints "N failures" last and exits nonzero on any.
 pub fn run_c_test(name: &str) -> String {
+    run_c_test_with(name, &[])
+}
+
+/// As `run_c_test`, with extra environment variables.
+pub fn run_c_test_with(name: &str, env: &[(&str, &str)]) -> String {
     let exe = tmp(&format!("{name}-static")).join(name);
     compile(
         &repo().join(format!("crates/mosaic-capi/tests/c/{name}.c")),
         &exe,
         &static_args(),
     );
-    run(&exe)
+    checked(&exe, run_with(&exe, env))
 }
