@@ -87,17 +87,17 @@ typedef enum mosaic_error {
 } mosaic_error;
 
 /**
- * A garbage-collected heap.
+ * A garbage-collected heap (opaque).
  */
 typedef struct mosaic_heap mosaic_heap;
 
 /**
- * One thread's handle on a heap.
+ * One thread's handle on a heap (opaque).
  */
 typedef struct mosaic_mutator mosaic_mutator;
 
 /**
- * A handle keeping one object alive.
+ * A handle keeping one object alive (opaque).
  */
 typedef struct mosaic_root mosaic_root;
 
@@ -273,10 +273,15 @@ struct mosaic_heap *mosaic_heap_new(const struct mosaic_config *config, const st
 /**
  * Releases the caller's handle on the heap. The heap itself goes away once
  * every mutator is freed too; then `on_free` runs for objects that asked for
- * cleanup. NULL is ignored.
+ * cleanup. NULL is ignored (the last error is left as it was).
+ *
+ * The handle's few bytes stay allocated as a tombstone, so any later use of
+ * a freed heap handle, freeing it again included, is reliably reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` ("heap was already freed").
  *
  * # Safety
- * `heap` must be NULL or from `mosaic_heap_new`, freed once.
+ * `heap` must be NULL or from `mosaic_heap_new`. Freeing a heap handle
+ * while another thread uses the same handle is undefined behaviour.
  */
 void mosaic_heap_free(struct mosaic_heap *heap);
 
@@ -289,7 +294,13 @@ void mosaic_heap_free(struct mosaic_heap *heap);
 struct mosaic_mutator *mosaic_mutator_new(struct mosaic_heap *heap);
 
 /**
- * Frees a mutator. Its root handles stay valid until freed. NULL is ignored.
+ * Frees a mutator. Its root handles stay valid until freed. NULL is ignored
+ * (the last error is left as it was).
+ *
+ * A mutator freed twice, or used after it was freed, is reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` ("mutator was already freed") as long as
+ * its memory has not been reused for a new mutator; the check is a cheap
+ * safety net, not a guarantee, and such use is undefined behaviour.
  *
  * # Safety
  * `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread.
@@ -382,7 +393,13 @@ void *mosaic_root_get(const struct mosaic_root *r);
 void mosaic_root_set(struct mosaic_root *r, void *obj);
 
 /**
- * Frees a root. NULL is ignored.
+ * Frees a root. NULL is ignored (the last error is left as it was).
+ *
+ * A root freed twice, or used after it was freed, is reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` ("root was already freed (or is not a
+ * root)") as long as its memory has not been reused for a new root; the
+ * check is a cheap safety net, not a guarantee, and such use is undefined
+ * behaviour.
  *
  * # Safety
  * `r` must be NULL or from `mosaic_root_new`, freed once, on its thread.

@@ -1,12 +1,15 @@
 //! Heaps, mutators, allocation and collection.
 
+use std::cell::UnsafeCell;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use mosaic_core::{AllocFlags, Config, Heap, Mutator};
 
 use crate::config::mosaic_config;
 use crate::embedder::{mosaic_embedder, CEmbedder};
 use crate::error::{clear_error, invalid, report};
+use crate::handle::{usable, Guarded, DEAD, LIVE};
 
 /// The object holds no references and is never traced.
 pub const MOSAIC_NO_POINTERS: u32 = 1;
@@ -15,40 +18,54 @@ pub const MOSAIC_NEEDS_CLEANUP: u32 = 2;
 /// The object never moves.
 pub const MOSAIC_PINNED: u32 = 4;
 
-/// A garbage-collected heap.
+/// A garbage-collected heap (opaque).
 pub struct mosaic_heap {
-    pub(crate) heap: Heap<CEmbedder>,
+    /// `LIVE`, or `DEAD` once freed: the handle then stays as a tombstone.
+    magic: AtomicU64,
+    /// `None` once freed.
+    heap: UnsafeCell<Option<Heap<CEmbedder>>>,
 }
 
-/// One thread's handle on a heap.
+/// One thread's handle on a heap (opaque).
 pub struct mosaic_mutator {
-    pub(crate) m: Mutator<CEmbedder>,
+    _opaque: [u8; 0],
 }
+
+/// What a `mosaic_mutator *` points to.
+type MutatorHandle = Guarded<Mutator<CEmbedder>>;
 
 /// The heap behind a handle; `None` (with the error recorded for `function`)
-/// if it is NULL.
-pub(crate) fn heap_ref<'a>(function: &str, h: *const mosaic_heap) -> Option<&'a mosaic_heap> {
-    // SAFETY: the API's contract: a non-null heap pointer came from mosaic_heap_new.
+/// if the handle is NULL or freed.
+pub(crate) fn heap_ref<'a>(function: &str, h: *const mosaic_heap) -> Option<&'a Heap<CEmbedder>> {
+    // SAFETY: the API's contract: a non-null heap pointer came from
+    // mosaic_heap_new, and heap handles are never deallocated.
     let h = unsafe { h.as_ref() };
-    if h.is_none() {
-        invalid(function, "heap is NULL");
+    if !usable(function, "heap", h.map(|h| h.magic.load(Ordering::Acquire))) {
+        return None;
     }
-    h
+    // SAFETY: the handle is live, so only mosaic_heap_free may empty the
+    // cell, and it must not run concurrently with other uses of the handle
+    // (mosaic.h).
+    h.and_then(|h| unsafe { (*h.heap.get()).as_ref() })
 }
 
 /// The mutator behind a handle; `None` (with the error recorded for
-/// `function`) if it is NULL.
+/// `function`) if the handle is NULL or freed.
+#[inline(always)]
 pub(crate) fn mutator_mut<'a>(
     function: &str,
     m: *mut mosaic_mutator,
-) -> Option<&'a mut mosaic_mutator> {
-    // SAFETY: the API's contract: a non-null mutator pointer came from
-    // mosaic_mutator_new and is used by one thread at a time.
-    let m = unsafe { m.as_mut() };
-    if m.is_none() {
-        invalid(function, "mutator is NULL");
-    }
-    m
+) -> Option<&'a mut Mutator<CEmbedder>> {
+    // SAFETY: the API's contract: `m` is NULL or came from
+    // mosaic_mutator_new, and is used by one thread at a time.
+    unsafe { MutatorHandle::live_mut(function, "mutator", m) }
+}
+
+/// Makes a mutator. Today's core cannot fail here; the coming one refuses a
+/// second mutator of the same heap on one thread and returns `Result`: then
+/// this becomes `h.mutator()` and the caller already reports the `Err`.
+fn new_mutator(h: &Heap<CEmbedder>) -> Result<Mutator<CEmbedder>, mosaic_core::Error> {
+    Ok(h.mutator())
 }
 
 /// Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
@@ -88,7 +105,10 @@ pub unsafe extern "C" fn mosaic_heap_new(
     match Heap::new(config, CEmbedder(*e)) {
         Ok(heap) => {
             clear_error();
-            Box::into_raw(Box::new(mosaic_heap { heap }))
+            Box::into_raw(Box::new(mosaic_heap {
+                magic: AtomicU64::new(LIVE),
+                heap: UnsafeCell::new(Some(heap)),
+            }))
         }
         Err(err) => {
             report(F, &err);
@@ -99,15 +119,33 @@ pub unsafe extern "C" fn mosaic_heap_new(
 
 /// Releases the caller's handle on the heap. The heap itself goes away once
 /// every mutator is freed too; then `on_free` runs for objects that asked for
-/// cleanup. NULL is ignored.
+/// cleanup. NULL is ignored (the last error is left as it was).
+///
+/// The handle's few bytes stay allocated as a tombstone, so any later use of
+/// a freed heap handle, freeing it again included, is reliably reported as
+/// `MOSAIC_ERR_INVALID_ARGUMENT` ("heap was already freed").
 ///
 /// # Safety
-/// `heap` must be NULL or from `mosaic_heap_new`, freed once.
+/// `heap` must be NULL or from `mosaic_heap_new`. Freeing a heap handle
+/// while another thread uses the same handle is undefined behaviour.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_heap_free(heap: *mut mosaic_heap) {
-    if !heap.is_null() {
-        // SAFETY: per the contract, we own it.
-        drop(unsafe { Box::from_raw(heap) });
+    // SAFETY: the API's contract: a non-null heap pointer came from
+    // mosaic_heap_new, and heap handles are never deallocated.
+    let Some(h) = (unsafe { heap.as_ref() }) else {
+        return;
+    };
+    let magic = h
+        .magic
+        .compare_exchange(LIVE, DEAD, Ordering::AcqRel, Ordering::Acquire);
+    if usable(
+        "mosaic_heap_free",
+        "heap",
+        Some(magic.unwrap_or_else(|m| m)),
+    ) {
+        // SAFETY: we turned the handle DEAD, so no later call reads the
+        // cell; no call may use the handle concurrently (mosaic.h).
+        drop(unsafe { (*h.heap.get()).take() });
         clear_error();
     }
 }
@@ -118,23 +156,36 @@ pub unsafe extern "C" fn mosaic_heap_free(heap: *mut mosaic_heap) {
 /// `heap` must be NULL or a live heap.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosaic_mutator {
-    let Some(h) = heap_ref("mosaic_mutator_new", heap) else {
+    const F: &str = "mosaic_mutator_new";
+    let Some(h) = heap_ref(F, heap) else {
         return std::ptr::null_mut();
     };
-    let m = h.heap.mutator();
-    clear_error();
-    Box::into_raw(Box::new(mosaic_mutator { m }))
+    match new_mutator(h) {
+        Ok(m) => {
+            clear_error();
+            MutatorHandle::into_raw(m)
+        }
+        Err(e) => {
+            report(F, &e);
+            std::ptr::null_mut()
+        }
+    }
 }
 
-/// Frees a mutator. Its root handles stay valid until freed. NULL is ignored.
+/// Frees a mutator. Its root handles stay valid until freed. NULL is ignored
+/// (the last error is left as it was).
+///
+/// A mutator freed twice, or used after it was freed, is reported as
+/// `MOSAIC_ERR_INVALID_ARGUMENT` ("mutator was already freed") as long as
+/// its memory has not been reused for a new mutator; the check is a cheap
+/// safety net, not a guarantee, and such use is undefined behaviour.
 ///
 /// # Safety
 /// `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_mutator_free(m: *mut mosaic_mutator) {
-    if !m.is_null() {
-        // SAFETY: per the contract, we own it.
-        drop(unsafe { Box::from_raw(m) });
+    // SAFETY: the API's contract: `m` is NULL or came from mosaic_mutator_new.
+    if unsafe { MutatorHandle::free("mosaic_mutator_free", "mutator", m) } {
         clear_error();
     }
 }
@@ -158,7 +209,7 @@ pub unsafe extern "C" fn mosaic_alloc(
         report(F, &mosaic_core::Error::InvalidFlags { bits: flags });
         return std::ptr::null_mut();
     };
-    match m.m.alloc_with(size, flags) {
+    match m.alloc_with(size, flags) {
         Ok(o) => {
             clear_error();
             o.as_ptr().cast()
@@ -177,7 +228,7 @@ pub unsafe extern "C" fn mosaic_alloc(
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
     if let Some(m) = mutator_mut("mosaic_collect", m) {
-        m.m.collect();
+        m.collect();
         clear_error();
     }
 }
@@ -189,7 +240,7 @@ pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_finish_sweep(m: *mut mosaic_mutator) {
     if let Some(m) = mutator_mut("mosaic_finish_sweep", m) {
-        m.m.finish_sweep();
+        m.finish_sweep();
         clear_error();
     }
 }
@@ -202,7 +253,7 @@ pub unsafe extern "C" fn mosaic_finish_sweep(m: *mut mosaic_mutator) {
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_safepoint(m: *mut mosaic_mutator) {
     if let Some(m) = mutator_mut("mosaic_safepoint", m) {
-        m.m.safepoint();
+        m.safepoint();
         clear_error();
     }
 }
@@ -227,7 +278,7 @@ pub unsafe extern "C" fn mosaic_blocking(
         return;
     };
     // SAFETY: calling the caller's function with its own argument.
-    m.m.blocking(|| unsafe { f(arg) });
+    m.blocking(|| unsafe { f(arg) });
     clear_error();
 }
 
@@ -240,7 +291,7 @@ pub unsafe extern "C" fn mosaic_is_object(heap: *const mosaic_heap, p: *const c_
     let Some(h) = heap_ref("mosaic_is_object", heap) else {
         return false;
     };
-    let answer = h.heap.is_object(p.cast());
+    let answer = h.is_object(p.cast());
     clear_error();
     answer
 }
@@ -256,11 +307,7 @@ pub unsafe extern "C" fn mosaic_object_size(heap: *const mosaic_heap, p: *const 
     let Some(h) = heap_ref(F, heap) else {
         return 0;
     };
-    match h
-        .heap
-        .check_object(p.cast())
-        .and_then(|o| h.heap.object_size(o))
-    {
+    match h.check_object(p.cast()).and_then(|o| h.object_size(o)) {
         Ok(n) => {
             clear_error();
             n

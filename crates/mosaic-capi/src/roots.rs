@@ -4,23 +4,24 @@ use std::ffi::c_void;
 
 use mosaic_core::{ObjRef, Root};
 
-use crate::error::{clear_error, invalid, report};
+use crate::error::{clear_error, report};
+use crate::handle::Guarded;
 use crate::heap::{mosaic_mutator, mutator_mut};
 
-/// A handle keeping one object alive.
+/// A handle keeping one object alive (opaque).
 pub struct mosaic_root {
-    root: Root,
+    _opaque: [u8; 0],
 }
 
+/// What a `mosaic_root *` points to.
+type RootHandle = Guarded<Root>;
+
 /// The root behind a handle; `None` (with the error recorded for `function`)
-/// if it is NULL.
-fn root_ref<'a>(function: &str, r: *const mosaic_root) -> Option<&'a mosaic_root> {
-    // SAFETY: the API's contract: a non-null root came from mosaic_root_new.
-    let r = unsafe { r.as_ref() };
-    if r.is_none() {
-        invalid(function, "root is NULL");
-    }
-    r
+/// if the handle is NULL or freed.
+fn root_ref<'a>(function: &str, r: *const mosaic_root) -> Option<&'a Root> {
+    // SAFETY: the API's contract: `r` is NULL or came from mosaic_root_new;
+    // the reference is shared and lives no longer than the call.
+    unsafe { RootHandle::live_ref(function, "root", r) }
 }
 
 /// A new root holding `obj` (NULL for none). Returns NULL with
@@ -38,8 +39,8 @@ pub unsafe extern "C" fn mosaic_root_new(
         return std::ptr::null_mut();
     };
     let root = match ObjRef::from_ptr(obj.cast()) {
-        None => m.m.empty_root(),
-        Some(o) => match m.m.root(o) {
+        None => m.empty_root(),
+        Some(o) => match m.root(o) {
             Ok(r) => r,
             Err(e) => {
                 report(F, &e);
@@ -48,7 +49,7 @@ pub unsafe extern "C" fn mosaic_root_new(
         },
     };
     clear_error();
-    Box::into_raw(Box::new(mosaic_root { root }))
+    RootHandle::into_raw(root)
 }
 
 /// The object a root holds (NULL if none; NULL and an error if `r` is NULL).
@@ -60,7 +61,7 @@ pub unsafe extern "C" fn mosaic_root_get(r: *const mosaic_root) -> *mut c_void {
     let Some(r) = root_ref("mosaic_root_get", r) else {
         return std::ptr::null_mut();
     };
-    let obj = r.root.get();
+    let obj = r.get();
     clear_error();
     obj.map_or(std::ptr::null_mut(), |o| o.as_ptr().cast())
 }
@@ -72,20 +73,25 @@ pub unsafe extern "C" fn mosaic_root_get(r: *const mosaic_root) -> *mut c_void {
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_root_set(r: *mut mosaic_root, obj: *mut c_void) {
     if let Some(r) = root_ref("mosaic_root_set", r) {
-        r.root.set(ObjRef::from_ptr(obj.cast()));
+        r.set(ObjRef::from_ptr(obj.cast()));
         clear_error();
     }
 }
 
-/// Frees a root. NULL is ignored.
+/// Frees a root. NULL is ignored (the last error is left as it was).
+///
+/// A root freed twice, or used after it was freed, is reported as
+/// `MOSAIC_ERR_INVALID_ARGUMENT` ("root was already freed (or is not a
+/// root)") as long as its memory has not been reused for a new root; the
+/// check is a cheap safety net, not a guarantee, and such use is undefined
+/// behaviour.
 ///
 /// # Safety
 /// `r` must be NULL or from `mosaic_root_new`, freed once, on its thread.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_root_free(r: *mut mosaic_root) {
-    if !r.is_null() {
-        // SAFETY: per the contract, we own it.
-        drop(unsafe { Box::from_raw(r) });
+    // SAFETY: the API's contract: `r` is NULL or came from mosaic_root_new.
+    if unsafe { RootHandle::free("mosaic_root_free", "root", r) } {
         clear_error();
     }
 }

@@ -63,7 +63,7 @@ pub unsafe extern "C" fn mosaic_heap_stats(
     if out.is_null() {
         return invalid(F, "out is NULL");
     }
-    let s = h.heap.stats();
+    let s = h.stats();
     let st = mosaic_stats {
         collections: s.collections,
         mark_time_ns: ns(s.mark_time),
@@ -106,7 +106,7 @@ pub unsafe extern "C" fn mosaic_heap_pool_stats(
     if out.is_null() {
         return invalid(F, "out is NULL");
     }
-    let s = h.heap.stats();
+    let s = h.stats();
     let Some(p) = s.pools.get(index) else {
         return invalid(
             F,
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn mosaic_stats_summary(
     let Some(h) = heap_ref("mosaic_stats_summary", heap) else {
         return 0;
     };
-    let line = h.heap.stats().summary();
+    let line = h.stats().summary();
     if !buf.is_null() && len > 0 {
         let n = line.len().min(len - 1);
         // SAFETY: `buf` is writable for `len` bytes and `n + 1 <= len`.

@@ -120,11 +120,18 @@ pub fn run_c_test(name: &str) -> String {
 
 /// As `run_c_test`, with extra environment variables.
 pub fn run_c_test_with(name: &str, env: &[(&str, &str)]) -> String {
-    let exe = tmp(&format!("{name}-static")).join(name);
+    let exe = build_c_test(name, name);
+    checked(&exe, run_with(&exe, env))
+}
+
+/// Compiles `tests/c/<name>.c` against the static library into a scratch
+/// directory named `dir`; returns the executable.
+pub fn build_c_test(name: &str, dir: &str) -> PathBuf {
+    let exe = tmp(&format!("{dir}-static")).join(name);
     compile(
         &repo().join(format!("crates/mosaic-capi/tests/c/{name}.c")),
         &exe,
         &static_args(),
     );
-    checked(&exe, run_with(&exe, env))
+    exe
 }
