@@ -1,13 +1,10 @@
 //! C programs compiled against `include/mosaic.h` and the library cargo just
-//! built (static and shared), plus the pkg-config file.
+//! built (static and shared). The install script and pkg-config files are
+//! tested in `pkg_config.rs`, misuse of freed handles in `misuse.rs`.
 
 mod support;
 
-use std::process::Command;
-
-use support::{
-    compile, lib_dir, repo, run, run_c_test, run_c_test_with, shared_args, static_args, tmp,
-};
+use support::{compile, repo, run, run_c_test, run_c_test_with, shared_args, static_args, tmp};
 
 #[test]
 fn c_tree_program_against_the_static_library() {
@@ -65,48 +62,4 @@ fn minimal_c_example_runs() {
         out.contains("strings freed after the heap is gone: 1001"),
         "{out}"
     );
-}
-
-#[test]
-fn pkg_config_file_describes_an_installed_library() {
-    // Lay out an install prefix the way scripts/install-capi.sh does.
-    let prefix = tmp("pkgconfig-prefix");
-    for d in ["lib/pkgconfig", "include"] {
-        std::fs::create_dir_all(prefix.join(d)).unwrap();
-    }
-    std::fs::copy(
-        repo().join("include/mosaic.h"),
-        prefix.join("include/mosaic.h"),
-    )
-    .unwrap();
-    std::fs::copy(
-        lib_dir().join("libmosaic.a"),
-        prefix.join("lib/libmosaic.a"),
-    )
-    .unwrap();
-    let template = std::fs::read_to_string(repo().join("crates/mosaic-capi/mosaic.pc.in")).unwrap();
-    let pc = template
-        .replace("@PREFIX@", &prefix.display().to_string())
-        .replace("@VERSION@", env!("CARGO_PKG_VERSION"));
-    std::fs::write(prefix.join("lib/pkgconfig/mosaic.pc"), pc).unwrap();
-    let out = Command::new("pkg-config")
-        .args(["--static", "--cflags", "--libs", "mosaic"])
-        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
-        .output()
-        .expect("pkg-config is installed (the CI script installs it)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let flags: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .split_whitespace()
-        .map(String::from)
-        .collect();
-    assert!(flags.iter().any(|f| f == "-lmosaic"), "{flags:?}");
-    // -lmosaic finds only the static library in this prefix.
-    let exe = tmp("pkgconfig-build").join("minimal");
-    compile(&repo().join("examples/c/minimal.c"), &exe, &flags);
-    assert!(run(&exe).contains("list ok: yes"));
 }
