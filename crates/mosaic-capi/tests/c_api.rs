@@ -4,7 +4,10 @@
 
 mod support;
 
-use support::{compile, repo, run, run_c_test, run_c_test_with, shared_args, static_args, tmp};
+use support::{
+    checked, compile, repo, run, run_c_test, run_c_test_with, run_with, shared_args, static_args,
+    tmp,
+};
 
 #[test]
 fn c_tree_program_against_the_static_library() {
@@ -61,5 +64,36 @@ fn minimal_c_example_runs() {
     assert!(
         out.contains("strings freed after the heap is gone: 1001"),
         "{out}"
+    );
+}
+
+/// A user copying the example keeps the `MOSAIC_*` variables, and a bad one
+/// is reported.
+#[test]
+fn minimal_c_example_honours_mosaic_variables() {
+    let exe = tmp("minimal-env").join("minimal");
+    compile(&repo().join("examples/c/minimal.c"), &exe, &static_args());
+    let env = [("MOSAIC_MAX_HEAP", "32M"), ("MOSAIC_STRESS", "97")];
+    let out = checked(&exe, run_with(&exe, &env));
+    assert!(out.contains(" of 32 MiB max"), "{out}");
+    let gcs: u64 = out
+        .strip_prefix("mosaic: ")
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no GC count in {out}"));
+    // 102001 allocations, a collection every 97.
+    assert!(gcs >= 102_001 / 97, "{gcs} GCs: {out}");
+    assert!(
+        out.contains("list ok: yes, live objects: 2000, strings freed: 1\n"),
+        "{out}"
+    );
+    let bad = run_with(&exe, &[("MOSAIC_GROWTH_FACTOR", "lots")]);
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "mosaic_config_from_env: invalid configuration: MOSAIC_GROWTH_FACTOR=\"lots\""
+        ),
+        "{stderr}"
     );
 }
