@@ -118,8 +118,9 @@ pub unsafe extern "C" fn mosaic_heap_new(
 }
 
 /// Releases the caller's handle on the heap. The heap itself goes away once
-/// every mutator is freed too; then `on_free` runs for objects that asked for
-/// cleanup. NULL is ignored (the last error is left as it was).
+/// every mutator is freed too; then `on_free` runs, on the thread freeing
+/// that last handle, for the objects that asked for cleanup. NULL is
+/// ignored (the last error is left as it was).
 ///
 /// The handle's few bytes stay allocated as a tombstone, so any later use of
 /// a freed heap handle, freeing it again included, is reliably reported as
@@ -150,10 +151,17 @@ pub unsafe extern "C" fn mosaic_heap_free(heap: *mut mosaic_heap) {
     }
 }
 
-/// Creates a mutator for the calling thread (one per thread). NULL on error.
+/// Creates a mutator for the calling thread. NULL on error: a NULL or freed
+/// heap, or `MOSAIC_ERR_INVALID_ARGUMENT` if the calling thread already has
+/// a mutator of this heap (one mutator per thread and heap).
+///
+/// A thread that exits without freeing its mutator has it detached
+/// automatically, so collections no longer wait for it; its memory is
+/// leaked until `mosaic_mutator_free`, which may then be called from
+/// another thread.
 ///
 /// # Safety
-/// `heap` must be NULL or a live heap.
+/// `heap` must be NULL or from `mosaic_heap_new`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosaic_mutator {
     const F: &str = "mosaic_mutator_new";
@@ -180,8 +188,12 @@ pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosa
 /// its memory has not been reused for a new mutator; the check is a cheap
 /// safety net, not a guarantee, and such use is undefined behaviour.
 ///
+/// When this was the heap's last handle, `on_free` runs here for the objects
+/// that asked for cleanup.
+///
 /// # Safety
-/// `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread.
+/// `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread
+/// (or on any thread once its thread has exited).
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_mutator_free(m: *mut mosaic_mutator) {
     // SAFETY: the API's contract: `m` is NULL or came from mosaic_mutator_new.
@@ -191,7 +203,12 @@ pub unsafe extern "C" fn mosaic_mutator_free(m: *mut mosaic_mutator) {
 }
 
 /// Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
-/// Returns NULL on error: out of memory, too large, bad flags, NULL mutator.
+/// Returns NULL on error: out of memory, too large, bad flags, a NULL or
+/// freed mutator.
+///
+/// Allocation is a safepoint and may collect on this thread (running
+/// `trace` and `roots` here) or, with lazy sweeping, sweep pages (running
+/// `on_free` here); see `mosaic_embedder`.
 ///
 /// # Safety
 /// `m` must be NULL or a live mutator used only by the calling thread.
@@ -221,7 +238,9 @@ pub unsafe extern "C" fn mosaic_alloc(
     }
 }
 
-/// Collects garbage now (stop-the-world).
+/// Collects garbage now (stop-the-world): `trace` and `roots` run on this
+/// thread while the other mutators are stopped. If another thread is
+/// already collecting, waits for that collection instead.
 ///
 /// # Safety
 /// As `mosaic_alloc`.
@@ -233,7 +252,8 @@ pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
     }
 }
 
-/// Sweeps every page left unswept since the last collection.
+/// Sweeps every page left unswept since the last collection (`on_free` runs
+/// on this thread for the dead objects found).
 ///
 /// # Safety
 /// As `mosaic_alloc`.
@@ -259,7 +279,8 @@ pub unsafe extern "C" fn mosaic_safepoint(m: *mut mosaic_mutator) {
 }
 
 /// Runs `f(arg)` as a blocking region (a system call, a lock wait): other
-/// threads may collect meanwhile. `f` must not touch the heap.
+/// threads may collect meanwhile. `f` must not touch the heap or call
+/// mosaic functions, and must return normally (no `longjmp` out of it).
 ///
 /// # Safety
 /// As `mosaic_alloc`; `f` must be a valid function.
@@ -282,10 +303,12 @@ pub unsafe extern "C" fn mosaic_blocking(
     clear_error();
 }
 
-/// Whether `p` is the start of an object allocated in `heap`.
+/// Whether `p` is the start of an object allocated in `heap`. Any other `p`
+/// gets `false` and counts as success; a NULL or freed heap gets `false`
+/// and `MOSAIC_ERR_INVALID_ARGUMENT`.
 ///
 /// # Safety
-/// `heap` must be NULL or a live heap; `p` may be any value.
+/// `heap` must be NULL or from `mosaic_heap_new`; `p` may be any value.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_is_object(heap: *const mosaic_heap, p: *const c_void) -> bool {
     let Some(h) = heap_ref("mosaic_is_object", heap) else {

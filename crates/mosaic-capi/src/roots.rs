@@ -52,7 +52,8 @@ pub unsafe extern "C" fn mosaic_root_new(
     RootHandle::into_raw(root)
 }
 
-/// The object a root holds (NULL if none; NULL and an error if `r` is NULL).
+/// The object a root holds: NULL if none, or with an error if `r` is NULL
+/// or freed.
 ///
 /// # Safety
 /// `r` must be NULL or a live root, used on its mutator's thread.

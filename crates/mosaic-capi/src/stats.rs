@@ -50,7 +50,7 @@ fn ns(d: std::time::Duration) -> u64 {
 /// Fills `out` with the heap's statistics.
 ///
 /// # Safety
-/// `heap` must be NULL or a live heap; `out` NULL or writable.
+/// `heap` must be NULL or from `mosaic_heap_new`; `out` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_heap_stats(
     heap: *const mosaic_heap,
@@ -134,10 +134,12 @@ pub unsafe extern "C" fn mosaic_heap_pool_stats(
 }
 
 /// Writes the one-line summary into `buf` (NUL-terminated, truncated to
-/// `len`). Returns the summary's full length, like `snprintf`.
+/// `len`). Returns the summary's full length, like `snprintf`; 0 with
+/// `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL or freed heap.
 ///
 /// # Safety
-/// `heap` must be NULL or a live heap; `buf` NULL or writable for `len` bytes.
+/// `heap` must be NULL or from `mosaic_heap_new`; `buf` NULL or writable
+/// for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_stats_summary(
     heap: *const mosaic_heap,

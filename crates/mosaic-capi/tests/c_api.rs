@@ -5,8 +5,8 @@
 mod support;
 
 use support::{
-    checked, compile, repo, run, run_c_test, run_c_test_with, run_with, shared_args, static_args,
-    tmp,
+    build_c_test, checked, compile, repo, run, run_c_test, run_c_test_with, run_with, shared_args,
+    static_args, tmp,
 };
 
 #[test]
@@ -96,4 +96,22 @@ fn minimal_c_example_honours_mosaic_variables() {
         ),
         "{stderr}"
     );
+}
+
+/// mosaic.h: a Rust panic while C called in prints its message and aborts.
+#[test]
+fn a_panic_inside_the_library_aborts_with_its_message() {
+    use std::os::unix::process::ExitStatusExt;
+    let exe = build_c_test("panic", "panic");
+    let out = run_with(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.signal(),
+        Some(6),
+        "not SIGABRT: {}\n{stderr}",
+        out.status
+    );
+    assert_eq!(stdout, "collecting\n");
+    assert!(stderr.contains("mosaic verify: "), "{stderr}");
 }
