@@ -79,14 +79,21 @@ pub(crate) fn set_error(function: &str, code: mosaic_error, message: &str) {
 /// Resets this thread's last error to `MOSAIC_OK` (call on every success).
 #[inline(always)]
 pub(crate) fn clear_error() {
-    if THREADS_WITH_ERROR.load(Ordering::Relaxed) != 0 {
+    if error_may_be_set() {
         clear_error_slow();
     }
 }
 
+/// Whether this thread's last error may be set: `false` means it is
+/// `MOSAIC_OK`, known without touching the thread-local.
+#[inline(always)]
+pub(crate) fn error_may_be_set() -> bool {
+    THREADS_WITH_ERROR.load(Ordering::Relaxed) != 0
+}
+
 #[cold]
 #[inline(never)]
-fn clear_error_slow() {
+pub(crate) fn clear_error_slow() {
     let _ = LAST.try_with(|l| {
         let mut l = l.borrow_mut();
         if l.code != mosaic_error::MOSAIC_OK {

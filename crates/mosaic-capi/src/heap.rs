@@ -8,7 +8,7 @@ use mosaic_core::{AllocFlags, Config, Heap, Mutator};
 
 use crate::config::mosaic_config;
 use crate::embedder::{mosaic_embedder, CEmbedder};
-use crate::error::{clear_error, invalid, report};
+use crate::error::{clear_error, clear_error_slow, error_may_be_set, invalid, report};
 use crate::handle::{usable, Guarded, DEAD, LIVE};
 
 /// The object holds no references and is never traced.
@@ -218,6 +218,34 @@ pub unsafe extern "C" fn mosaic_alloc(
     size: usize,
     flags: u32,
 ) -> *mut c_void {
+    if error_may_be_set() {
+        // SAFETY: same contract.
+        return unsafe { alloc_clearing_error(m, size, flags) };
+    }
+    // SAFETY: same contract.
+    unsafe { alloc(m, size, flags) }
+}
+
+/// `mosaic_alloc` when this thread's last error may be set: reset it first.
+/// Kept out of line so that the common path needs no registers saved.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[cold]
+#[inline(never)]
+unsafe fn alloc_clearing_error(m: *mut mosaic_mutator, size: usize, flags: u32) -> *mut c_void {
+    clear_error_slow();
+    // SAFETY: same contract.
+    unsafe { alloc(m, size, flags) }
+}
+
+/// `mosaic_alloc` with the last error already `MOSAIC_OK`: a success leaves
+/// it so, a failure sets it.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[inline(always)]
+unsafe fn alloc(m: *mut mosaic_mutator, size: usize, flags: u32) -> *mut c_void {
     const F: &str = "mosaic_alloc";
     let Some(m) = mutator_mut(F, m) else {
         return std::ptr::null_mut();
@@ -227,10 +255,7 @@ pub unsafe extern "C" fn mosaic_alloc(
         return std::ptr::null_mut();
     };
     match m.alloc_with(size, flags) {
-        Ok(o) => {
-            clear_error();
-            o.as_ptr().cast()
-        }
+        Ok(o) => o.as_ptr().cast(),
         Err(e) => {
             report(F, &e);
             std::ptr::null_mut()
