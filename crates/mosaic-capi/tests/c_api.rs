@@ -32,10 +32,18 @@ fn c_tree_program_against_the_shared_library() {
 }
 
 /// Item 8 of issue 6: NULL handles are errors naming the function, and a
-/// successful call resets the last error.
+/// successful call resets the last error. Also against the shared library,
+/// whose thread-locals go through `__tls_get_addr`.
 #[test]
 fn every_failing_call_sets_the_last_error_and_every_success_clears_it() {
     assert_eq!(run_c_test("errors").trim(), "0 failures");
+    let exe = tmp("errors-shared").join("errors");
+    compile(
+        &repo().join("crates/mosaic-capi/tests/c/errors.c"),
+        &exe,
+        &shared_args(),
+    );
+    assert_eq!(run(&exe).trim(), "0 failures");
 }
 
 /// Item 9 of issue 6: a custom size-class list survives
