@@ -4,9 +4,14 @@
  * One heap per runtime (mosaic_heap_new), one mutator per thread
  * (mosaic_mutator_new). Describe your objects with a mosaic_embedder:
  * trace() calls mosaic_visit() on the address of each reference field,
- * roots() on each root slot. Functions that can fail return NULL, 0 or a
- * nonzero code; mosaic_last_error() and mosaic_last_error_message() tell why
- * (per thread).
+ * roots() on each root slot; mosaic_embedder says on which thread each
+ * callback runs and what it may do.
+ *
+ * Functions that can fail return NULL, 0 or a nonzero code and set the
+ * calling thread's last error: mosaic_last_error() and
+ * mosaic_last_error_message() tell why. Every successful call resets it to
+ * MOSAIC_OK and "". Exceptions: mosaic_visit (once per edge, reports
+ * nothing) and the *_free functions given NULL (ignored, like free()).
  */
 
 #ifndef MOSAIC_H
@@ -19,14 +24,25 @@
 #include <stdint.h>
 
 /**
- * Size-class table presets.
+ * `size_classes`: the default table (16-byte granules to 128 B, then four
+ * classes per doubling to 8 KiB).
  */
 #define MOSAIC_CLASSES_DEFAULT 0
 
 /**
- * Ruby's five pools: 40, 80, 160, 320, 640 bytes.
+ * `size_classes`: Ruby's five pools: 40, 80, 160, 320, 640 bytes.
  */
 #define MOSAIC_CLASSES_RUBY 1
+
+/**
+ * `size_classes`: the list `class_sizes[0 .. class_count]`.
+ */
+#define MOSAIC_CLASSES_CUSTOM 2
+
+/**
+ * Most size classes a heap can have (the length of `class_sizes`).
+ */
+#define MOSAIC_MAX_CLASSES 64
 
 /**
  * The object holds no references and is never traced.
@@ -44,7 +60,8 @@
 #define MOSAIC_PINNED 4
 
 /**
- * Why the last failing call on this thread failed.
+ * Why the last call on this thread that reports errors failed
+ * (`MOSAIC_OK`: it succeeded).
  */
 typedef enum mosaic_error {
   MOSAIC_OK = 0,
@@ -61,7 +78,7 @@ typedef enum mosaic_error {
    */
   MOSAIC_ERR_FOREIGN_POINTER = 3,
   /**
-   * A NULL handle, unknown flag bits or another misuse of the API.
+   * A NULL or freed handle, unknown flag bits or another misuse of the API.
    */
   MOSAIC_ERR_INVALID_ARGUMENT = 4,
   /**
@@ -75,17 +92,17 @@ typedef enum mosaic_error {
 } mosaic_error;
 
 /**
- * A garbage-collected heap.
+ * A garbage-collected heap (opaque).
  */
 typedef struct mosaic_heap mosaic_heap;
 
 /**
- * One thread's handle on a heap.
+ * One thread's handle on a heap (opaque).
  */
 typedef struct mosaic_mutator mosaic_mutator;
 
 /**
- * A handle keeping one object alive.
+ * A handle keeping one object alive (opaque).
  */
 typedef struct mosaic_root mosaic_root;
 
@@ -98,10 +115,21 @@ typedef struct mosaic_tracer mosaic_tracer;
  * Heap configuration; fill with `mosaic_config_default` or
  * `mosaic_config_from_env`, then adjust. Fields and defaults are those of
  * the Rust `Config` (see the crate docs or ARCHITECTURE.md).
+ *
+ * The size-class table is `size_classes`: `MOSAIC_CLASSES_DEFAULT`,
+ * `MOSAIC_CLASSES_RUBY`, or `MOSAIC_CLASSES_CUSTOM` for the list in
+ * `class_sizes[0 .. class_count]`: 1 to `MOSAIC_MAX_CLASSES` ascending
+ * slot sizes, multiples of 8 from 16 to 16384 bytes (a bad list makes
+ * `mosaic_heap_new` fail with `MOSAIC_ERR_CONFIG`). The filling functions
+ * also write the table of a preset into `class_sizes` and `class_count`;
+ * those two fields are read only when `size_classes` is
+ * `MOSAIC_CLASSES_CUSTOM`.
  */
 typedef struct mosaic_config {
   size_t max_heap;
   uint32_t size_classes;
+  size_t class_count;
+  uint32_t class_sizes[MOSAIC_MAX_CLASSES];
   size_t initial_slots;
   double growth_factor;
   size_t growth_max;
@@ -114,29 +142,58 @@ typedef struct mosaic_config {
   size_t sweep_step_pages;
   bool verify;
   uint64_t stress;
+  /**
+   * Milliseconds a collection waits for mutators before it prints which
+   * ones it waits for (0: never).
+   */
+  uint64_t stall_warning_ms;
 } mosaic_config;
 
 /**
  * Reports the reference fields of `obj`: call `mosaic_visit(tracer, &field)`
- * for each one.
+ * for each one. Runs during a collection (see `mosaic_embedder`).
  */
 typedef void (*mosaic_trace_fn)(void *ctx, void *obj, struct mosaic_tracer *tracer);
 
 /**
  * Reports the runtime's root slots: `mosaic_visit(tracer, &slot)` for each.
+ * Runs during a collection (see `mosaic_embedder`).
  */
 typedef void (*mosaic_roots_fn)(void *ctx, struct mosaic_tracer *tracer);
 
 /**
- * Called for each dead object allocated with `MOSAIC_NEEDS_CLEANUP`.
+ * Called for each dead object allocated with `MOSAIC_NEEDS_CLEANUP`, when
+ * its page is swept (see `mosaic_embedder`).
  */
 typedef void (*mosaic_free_fn)(void *ctx, void *obj);
 
 /**
  * How the collector finds references. `trace` is required; `roots` and
- * `on_free` may be NULL. `ctx` is passed to every callback. Callbacks run
- * on whichever thread collects or sweeps, while other mutators are stopped;
- * they must not allocate.
+ * `on_free` may be NULL. `ctx` is passed to every callback.
+ *
+ * `trace` and `roots` run on the collecting thread (the one whose
+ * allocation or `mosaic_collect` started the collection) while every other
+ * mutator is stopped: parked at a safepoint or inside `mosaic_blocking`.
+ * They must not allocate or call any mosaic function other than
+ * `mosaic_visit`.
+ *
+ * `on_free` runs on the thread that sweeps the dead object. With lazy
+ * sweeping (the default) that is mostly an allocating mutator's thread,
+ * inside `mosaic_alloc` (or `mosaic_finish_sweep`), while other mutators
+ * keep running, so several threads may run `on_free` at the same time for
+ * different objects; the collecting thread also sweeps inside the pause
+ * (large objects, and pages still unswept when a collection starts). With
+ * eager sweeping (`lazy_sweep = false`) it runs inside the pause. When the
+ * heap is torn down it runs on the thread that frees the last handle
+ * (`mosaic_heap_free` or `mosaic_mutator_free`). It must be thread-safe,
+ * must not allocate or call mosaic functions, and must not touch other
+ * heap objects: they may be dead too.
+ *
+ * Callbacks must return normally: leaving one by unwinding (`longjmp`, a
+ * C++ exception) is undefined behaviour. A Rust panic inside the library
+ * cannot cross into C either: if one happens while C called in (verify
+ * mode's diagnostic on a corrupt heap, for instance), the library prints
+ * its message and aborts the process.
  */
 typedef struct mosaic_embedder {
   mosaic_trace_fn trace;
@@ -188,7 +245,8 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Fills `out` with the defaults. Returns nonzero if `out` is NULL.
+ * Fills `out` with the defaults. Returns `MOSAIC_ERR_INVALID_ARGUMENT` if
+ * `out` is NULL.
  *
  * # Safety
  * `out` must be NULL or point to writable memory for a `mosaic_config`.
@@ -208,6 +266,8 @@ enum mosaic_error mosaic_config_from_env(struct mosaic_config *out);
 /**
  * Visits one reference slot: `slot` is the address of a field (or root)
  * holding NULL, an object of the heap, or a pointer outside the heap.
+ * Called once per edge, it reports no errors and leaves the last error as
+ * it was (NULL arguments are ignored).
  *
  * # Safety
  * `tracer` must be the tracer passed to the running callback and `slot`
@@ -216,14 +276,24 @@ enum mosaic_error mosaic_config_from_env(struct mosaic_config *out);
 void mosaic_visit(struct mosaic_tracer *tracer, void **slot);
 
 /**
- * The error code of the last failing call on this thread (`MOSAIC_OK` if the
- * last call that reports errors succeeded).
+ * The error code of the last call on this thread that reports errors:
+ * `MOSAIC_OK` if it succeeded.
+ *
+ * Every function of this API that can fail reports: on failure (a NULL or
+ * freed handle included) it sets the code and a message naming the
+ * function; on success it resets the code to `MOSAIC_OK`. The exceptions:
+ * `mosaic_last_error` and `mosaic_last_error_message` change nothing;
+ * `mosaic_visit` reports nothing (it runs once per edge and must stay
+ * cheap); the `*_free` functions ignore NULL like `free()` and leave the
+ * last error as it was (freeing a live handle resets it, freeing one twice
+ * is an error where it can be detected).
  */
 enum mosaic_error mosaic_last_error(void);
 
 /**
- * A message describing the last error on this thread ("" if none). Valid
- * until the next failing call on this thread.
+ * A message describing the last error on this thread, starting with the
+ * name of the function that failed; "" if the last call succeeded. The
+ * string stays valid until the next failing call on this thread.
  */
 const char *mosaic_last_error_message(void);
 
@@ -238,33 +308,61 @@ struct mosaic_heap *mosaic_heap_new(const struct mosaic_config *config, const st
 
 /**
  * Releases the caller's handle on the heap. The heap itself goes away once
- * every mutator is freed too; then `on_free` runs for objects that asked for
- * cleanup. NULL is ignored.
+ * every mutator is freed too; then `on_free` runs, on the thread freeing
+ * that last handle, for the objects that asked for cleanup. NULL is
+ * ignored (the last error is left as it was).
+ *
+ * The handle's few bytes stay allocated as a tombstone, so any later use of
+ * a freed heap handle, freeing it again included, is reliably reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` ("heap was already freed").
  *
  * # Safety
- * `heap` must be NULL or from `mosaic_heap_new`, freed once.
+ * `heap` must be NULL or from `mosaic_heap_new`. Freeing a heap handle
+ * while another thread uses the same handle is undefined behaviour.
  */
 void mosaic_heap_free(struct mosaic_heap *heap);
 
 /**
- * Creates a mutator for the calling thread (one per thread). NULL on error.
+ * Creates a mutator for the calling thread. NULL on error: a NULL or freed
+ * heap, or `MOSAIC_ERR_INVALID_ARGUMENT` if the calling thread already has
+ * a mutator of this heap (one mutator per thread and heap).
+ *
+ * A thread that exits without freeing its mutator has it detached
+ * automatically, so collections no longer wait for it; its memory is
+ * leaked until `mosaic_mutator_free`, which may then be called from
+ * another thread.
  *
  * # Safety
- * `heap` must be NULL or a live heap.
+ * `heap` must be NULL or from `mosaic_heap_new`.
  */
 struct mosaic_mutator *mosaic_mutator_new(struct mosaic_heap *heap);
 
 /**
- * Frees a mutator. Its root handles stay valid until freed. NULL is ignored.
+ * Frees a mutator. Its root handles stay valid until freed. NULL is ignored
+ * (the last error is left as it was).
+ *
+ * A mutator freed twice, or used after it was freed, is reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` ("mutator was already freed") as long as
+ * its memory has not been reused for a new mutator; the check is a cheap
+ * safety net, not a guarantee, and such use is undefined behaviour.
+ *
+ * When this was the heap's last handle, `on_free` runs here for the objects
+ * that asked for cleanup.
  *
  * # Safety
- * `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread.
+ * `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread
+ * (or on any thread once its thread has exited).
  */
 void mosaic_mutator_free(struct mosaic_mutator *m);
 
 /**
  * Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
- * Returns NULL on error: out of memory, too large, bad flags, NULL mutator.
+ * Returns NULL on error: out of memory, too large, bad flags, a NULL or
+ * freed mutator.
+ *
+ * Allocation is a safepoint and may collect on this thread (running
+ * `trace` and `roots` here) or, with lazy sweeping, sweep pages (running
+ * `on_free` here); see `mosaic_embedder`.
  *
  * # Safety
  * `m` must be NULL or a live mutator used only by the calling thread.
@@ -272,7 +370,9 @@ void mosaic_mutator_free(struct mosaic_mutator *m);
 void *mosaic_alloc(struct mosaic_mutator *m, size_t size, uint32_t flags);
 
 /**
- * Collects garbage now (stop-the-world).
+ * Collects garbage now (stop-the-world): `trace` and `roots` run on this
+ * thread while the other mutators are stopped. If another thread is
+ * already collecting, waits for that collection instead.
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -280,7 +380,8 @@ void *mosaic_alloc(struct mosaic_mutator *m, size_t size, uint32_t flags);
 void mosaic_collect(struct mosaic_mutator *m);
 
 /**
- * Sweeps every page left unswept since the last collection.
+ * Sweeps every page left unswept since the last collection (`on_free` runs
+ * on this thread for the dead objects found).
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -298,7 +399,8 @@ void mosaic_safepoint(struct mosaic_mutator *m);
 
 /**
  * Runs `f(arg)` as a blocking region (a system call, a lock wait): other
- * threads may collect meanwhile. `f` must not touch the heap.
+ * threads may collect meanwhile. `f` must not touch the heap or call
+ * mosaic functions, and must return normally (no `longjmp` out of it).
  *
  * # Safety
  * As `mosaic_alloc`; `f` must be a valid function.
@@ -306,10 +408,12 @@ void mosaic_safepoint(struct mosaic_mutator *m);
 void mosaic_blocking(struct mosaic_mutator *m, void (*f)(void *arg), void *arg);
 
 /**
- * Whether `p` is the start of an object allocated in `heap`.
+ * Whether `p` is the start of an object allocated in `heap`. Any other `p`
+ * gets `false` and counts as success; a NULL or freed heap gets `false`
+ * and `MOSAIC_ERR_INVALID_ARGUMENT`.
  *
  * # Safety
- * `heap` must be NULL or a live heap; `p` may be any value.
+ * `heap` must be NULL or from `mosaic_heap_new`; `p` may be any value.
  */
 bool mosaic_is_object(const struct mosaic_heap *heap, const void *p);
 
@@ -332,7 +436,8 @@ size_t mosaic_object_size(const struct mosaic_heap *heap, const void *p);
 struct mosaic_root *mosaic_root_new(struct mosaic_mutator *m, void *obj);
 
 /**
- * The object a root holds (NULL if none, or if `r` is NULL).
+ * The object a root holds: NULL if none, or with an error if `r` is NULL
+ * or freed.
  *
  * # Safety
  * `r` must be NULL or a live root, used on its mutator's thread.
@@ -348,7 +453,13 @@ void *mosaic_root_get(const struct mosaic_root *r);
 void mosaic_root_set(struct mosaic_root *r, void *obj);
 
 /**
- * Frees a root. NULL is ignored.
+ * Frees a root. NULL is ignored (the last error is left as it was).
+ *
+ * A root freed twice, or used after it was freed, is reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` ("root was already freed (or is not a
+ * root)") as long as its memory has not been reused for a new root; the
+ * check is a cheap safety net, not a guarantee, and such use is undefined
+ * behaviour.
  *
  * # Safety
  * `r` must be NULL or from `mosaic_root_new`, freed once, on its thread.
@@ -359,7 +470,7 @@ void mosaic_root_free(struct mosaic_root *r);
  * Fills `out` with the heap's statistics.
  *
  * # Safety
- * `heap` must be NULL or a live heap; `out` NULL or writable.
+ * `heap` must be NULL or from `mosaic_heap_new`; `out` NULL or writable.
  */
 enum mosaic_error mosaic_heap_stats(const struct mosaic_heap *heap, struct mosaic_stats *out);
 
@@ -373,10 +484,12 @@ enum mosaic_error mosaic_heap_pool_stats(const struct mosaic_heap *heap, size_t 
 
 /**
  * Writes the one-line summary into `buf` (NUL-terminated, truncated to
- * `len`). Returns the summary's full length, like `snprintf`.
+ * `len`). Returns the summary's full length, like `snprintf`; 0 with
+ * `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL or freed heap.
  *
  * # Safety
- * `heap` must be NULL or a live heap; `buf` NULL or writable for `len` bytes.
+ * `heap` must be NULL or from `mosaic_heap_new`; `buf` NULL or writable
+ * for `len` bytes.
  */
 size_t mosaic_stats_summary(const struct mosaic_heap *heap, char *buf, size_t len);
 

@@ -1,8 +1,12 @@
 /* A minimal C embedder: cons cells and strings, a global root, a
- * collection, and a check that the live list survived intact.
+ * collection, and a check that the live list survived intact. The
+ * configuration comes from mosaic_config_from_env, so every MOSAIC_*
+ * variable (MOSAIC_MAX_HEAP, MOSAIC_STRESS, ...) applies.
  *
  *   cc -Iinclude examples/c/minimal.c target/release/libmosaic.a \
  *      -lpthread -ldl -lm -lrt -lutil -lgcc_s -o minimal && ./minimal
+ *
+ * (after scripts/install-capi.sh, the pkg-config lines in README.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +66,13 @@ static Cons *cons(mosaic_mutator *m, long value, Cons *car, Cons *cdr) {
 
 int main(void) {
     mosaic_embedder e = {.trace = trace, .roots = roots, .on_free = on_free, .ctx = NULL};
+    /* Defaults overridden by MOSAIC_* variables; adjust fields after this
+     * only where the program knows better than its user. */
     mosaic_config config;
-    mosaic_config_default(&config);
-    config.max_heap = 64u << 20;
+    if (mosaic_config_from_env(&config) != MOSAIC_OK) {
+        fprintf(stderr, "%s\n", mosaic_last_error_message());
+        return 1;
+    }
     mosaic_heap *heap = mosaic_heap_new(&config, &e);
     if (!heap) {
         fprintf(stderr, "heap: %s\n", mosaic_last_error_message());
@@ -73,12 +81,19 @@ int main(void) {
     mosaic_mutator *m = mosaic_mutator_new(heap);
 
     /* A 1000-element list reachable from the global root, each cell
-     * carrying a string; plus 100000 garbage cells. */
+     * carrying a string; plus 100000 garbage cells. Any allocation may
+     * collect, and the collector sees only what the roots reach: link the
+     * new cell into the list first, then allocate its string. */
     for (long i = 0; i < 1000; i++) {
+        global_list = cons(m, i, NULL, global_list);
         String *s = mosaic_alloc(m, sizeof(String), MOSAIC_NO_POINTERS | MOSAIC_NEEDS_CLEANUP);
+        if (!s) {
+            fprintf(stderr, "alloc failed: %s\n", mosaic_last_error_message());
+            return 1;
+        }
         s->tag = STRING;
         snprintf(s->text, sizeof s->text, "item %ld", i);
-        global_list = cons(m, i, (Cons *)s, global_list);
+        global_list->car = (Cons *)s;
         cons(m, -i, NULL, NULL); /* garbage */
     }
     for (long i = 0; i < 100000; i++) cons(m, i, NULL, NULL);

@@ -2,21 +2,37 @@
 
 use mosaic_core::{Config, SizeClassPreset};
 
-use crate::error::{mosaic_error, report, set_error};
+use crate::error::{clear_error, invalid, mosaic_error, report, set_error};
 
-/// Size-class table presets.
+/// `size_classes`: the default table (16-byte granules to 128 B, then four
+/// classes per doubling to 8 KiB).
 pub const MOSAIC_CLASSES_DEFAULT: u32 = 0;
-/// Ruby's five pools: 40, 80, 160, 320, 640 bytes.
+/// `size_classes`: Ruby's five pools: 40, 80, 160, 320, 640 bytes.
 pub const MOSAIC_CLASSES_RUBY: u32 = 1;
+/// `size_classes`: the list `class_sizes[0 .. class_count]`.
+pub const MOSAIC_CLASSES_CUSTOM: u32 = 2;
+/// Most size classes a heap can have (the length of `class_sizes`).
+pub const MOSAIC_MAX_CLASSES: usize = 64;
 
 /// Heap configuration; fill with `mosaic_config_default` or
 /// `mosaic_config_from_env`, then adjust. Fields and defaults are those of
 /// the Rust `Config` (see the crate docs or ARCHITECTURE.md).
+///
+/// The size-class table is `size_classes`: `MOSAIC_CLASSES_DEFAULT`,
+/// `MOSAIC_CLASSES_RUBY`, or `MOSAIC_CLASSES_CUSTOM` for the list in
+/// `class_sizes[0 .. class_count]`: 1 to `MOSAIC_MAX_CLASSES` ascending
+/// slot sizes, multiples of 8 from 16 to 16384 bytes (a bad list makes
+/// `mosaic_heap_new` fail with `MOSAIC_ERR_CONFIG`). The filling functions
+/// also write the table of a preset into `class_sizes` and `class_count`;
+/// those two fields are read only when `size_classes` is
+/// `MOSAIC_CLASSES_CUSTOM`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct mosaic_config {
     pub max_heap: usize,
     pub size_classes: u32,
+    pub class_count: usize,
+    pub class_sizes: [u32; MOSAIC_MAX_CLASSES],
     pub initial_slots: usize,
     pub growth_factor: f64,
     pub growth_max: usize,
@@ -35,13 +51,29 @@ pub struct mosaic_config {
 }
 
 impl From<&Config> for mosaic_config {
+    /// `c` should be valid (`Config::validate`); a table longer than
+    /// `MOSAIC_MAX_CLASSES` keeps its true `class_count`, so converting back
+    /// reports it.
     fn from(c: &Config) -> Self {
+        let size_classes = match c.size_classes {
+            SizeClassPreset::Mosaic => MOSAIC_CLASSES_DEFAULT,
+            SizeClassPreset::Ruby => MOSAIC_CLASSES_RUBY,
+            SizeClassPreset::Custom(_) => MOSAIC_CLASSES_CUSTOM,
+        };
+        let table: Vec<usize> = match &c.size_classes {
+            SizeClassPreset::Custom(v) => v.clone(),
+            // A preset's table is always valid.
+            _ => c.classes().map(|t| t.sizes().to_vec()).unwrap_or_default(),
+        };
+        let mut class_sizes = [0; MOSAIC_MAX_CLASSES];
+        for (slot, &size) in class_sizes.iter_mut().zip(&table) {
+            *slot = u32::try_from(size).unwrap_or(u32::MAX);
+        }
         mosaic_config {
             max_heap: c.max_heap,
-            size_classes: match c.size_classes {
-                SizeClassPreset::Ruby => MOSAIC_CLASSES_RUBY,
-                _ => MOSAIC_CLASSES_DEFAULT,
-            },
+            size_classes,
+            class_count: table.len(),
+            class_sizes,
             initial_slots: c.initial_slots,
             growth_factor: c.growth_factor,
             growth_max: c.growth_max,
@@ -60,17 +92,30 @@ impl From<&Config> for mosaic_config {
 }
 
 impl mosaic_config {
-    pub(crate) fn to_config(self) -> Result<Config, mosaic_error> {
+    /// The Rust `Config`, validated; on error records it for `function`.
+    pub(crate) fn to_config(self, function: &str) -> Result<Config, mosaic_error> {
+        let bad = |what: String| {
+            set_error(
+                function,
+                mosaic_error::MOSAIC_ERR_CONFIG,
+                &format!("invalid configuration: {what}"),
+            );
+            mosaic_error::MOSAIC_ERR_CONFIG
+        };
         let size_classes = match self.size_classes {
             MOSAIC_CLASSES_DEFAULT => SizeClassPreset::Mosaic,
             MOSAIC_CLASSES_RUBY => SizeClassPreset::Ruby,
-            other => {
-                set_error(
-                    mosaic_error::MOSAIC_ERR_CONFIG,
-                    format!("invalid configuration: unknown size_classes {other}"),
-                );
-                return Err(mosaic_error::MOSAIC_ERR_CONFIG);
+            MOSAIC_CLASSES_CUSTOM => {
+                let n = self.class_count;
+                if !(1..=MOSAIC_MAX_CLASSES).contains(&n) {
+                    return Err(bad(format!(
+                        "class_count {n} must be between 1 and {MOSAIC_MAX_CLASSES}"
+                    )));
+                }
+                let sizes = self.class_sizes[..n].iter().map(|&s| s as usize);
+                SizeClassPreset::Custom(sizes.collect())
             }
+            other => return Err(bad(format!("unknown size_classes {other}"))),
         };
         let c = Config {
             max_heap: self.max_heap,
@@ -89,22 +134,24 @@ impl mosaic_config {
             stress: self.stress,
             stall_warning_ms: self.stall_warning_ms,
         };
-        c.validate().map_err(|e| report(&e))?;
+        c.validate().map_err(|e| report(function, &e))?;
         Ok(c)
     }
 }
 
-/// Fills `out` with the defaults. Returns nonzero if `out` is NULL.
+/// Fills `out` with the defaults. Returns `MOSAIC_ERR_INVALID_ARGUMENT` if
+/// `out` is NULL.
 ///
 /// # Safety
 /// `out` must be NULL or point to writable memory for a `mosaic_config`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_config_default(out: *mut mosaic_config) -> mosaic_error {
     if out.is_null() {
-        return crate::error::invalid("mosaic_config_default: out is NULL");
+        return invalid("mosaic_config_default", "out is NULL");
     }
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write((&Config::default()).into()) };
+    clear_error();
     mosaic_error::MOSAIC_OK
 }
 
@@ -116,15 +163,84 @@ pub unsafe extern "C" fn mosaic_config_default(out: *mut mosaic_config) -> mosai
 /// As `mosaic_config_default`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_config_from_env(out: *mut mosaic_config) -> mosaic_error {
-    // SAFETY: same contract.
-    let rc = unsafe { mosaic_config_default(out) };
-    if rc != mosaic_error::MOSAIC_OK {
-        return rc;
+    const F: &str = "mosaic_config_from_env";
+    if out.is_null() {
+        return invalid(F, "out is NULL");
     }
-    match Config::from_env() {
-        // SAFETY: checked non-null above.
-        Ok(c) => unsafe { out.write((&c).into()) },
-        Err(e) => return report(&e),
+    let config = Config::from_env();
+    let c = config
+        .as_ref()
+        .map_or_else(|_| Config::default(), Clone::clone);
+    // SAFETY: non-null and writable per the contract.
+    unsafe { out.write((&c).into()) };
+    match config {
+        Ok(_) => {
+            clear_error();
+            mosaic_error::MOSAIC_OK
+        }
+        Err(e) => report(F, &e),
     }
-    mosaic_error::MOSAIC_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(c: &Config) -> Config {
+        mosaic_config::from(c).to_config("test").expect("valid")
+    }
+
+    #[test]
+    fn every_size_class_table_survives_the_c_struct_both_ways() {
+        for preset in [
+            SizeClassPreset::Mosaic,
+            SizeClassPreset::Ruby,
+            SizeClassPreset::Custom(vec![16, 48, 96]),
+            SizeClassPreset::Custom((1..=64).map(|i| i * 16).collect()),
+        ] {
+            let c = Config {
+                size_classes: preset,
+                max_heap: 1 << 30,
+                stress: 7,
+                ..Config::default()
+            };
+            assert_eq!(round_trip(&c), c);
+        }
+        let ruby = mosaic_config::from(&Config {
+            size_classes: SizeClassPreset::Ruby,
+            ..Config::default()
+        });
+        assert_eq!(ruby.size_classes, MOSAIC_CLASSES_RUBY);
+        assert_eq!(
+            &ruby.class_sizes[..ruby.class_count],
+            &[40, 80, 160, 320, 640]
+        );
+        assert!(ruby.class_sizes[5..].iter().all(|&s| s == 0));
+        let default = mosaic_config::from(&Config::default());
+        assert_eq!(default.class_count, 32);
+        assert_eq!(&default.class_sizes[..3], &[16, 32, 48]);
+    }
+
+    #[test]
+    fn bad_custom_lists_are_config_errors() {
+        let mut c = mosaic_config::from(&Config::default());
+        c.size_classes = MOSAIC_CLASSES_CUSTOM;
+        for (count, sizes, why) in [
+            (0, &[][..], "class_count 0"),
+            (65, &[16][..], "class_count 65"),
+            (2, &[48, 16][..], "ascend"),
+            (1, &[17][..], "multiple of 8"),
+            (1, &[32768][..], "multiple of 8"),
+        ] {
+            c.class_count = count;
+            c.class_sizes[..sizes.len()].copy_from_slice(sizes);
+            let err = c.to_config("test");
+            assert_eq!(err.err(), Some(mosaic_error::MOSAIC_ERR_CONFIG), "{why}");
+            let msg = crate::error::mosaic_last_error_message();
+            // SAFETY: a NUL-terminated thread-local string, read right away.
+            let msg = unsafe { std::ffi::CStr::from_ptr(msg) }.to_string_lossy();
+            assert!(msg.starts_with("test: invalid configuration: "), "{msg}");
+            assert!(msg.contains(why), "{why}: {msg}");
+        }
+    }
 }

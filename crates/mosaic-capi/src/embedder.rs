@@ -9,19 +9,43 @@ use std::ffi::c_void;
 use mosaic_core::{Embedder, ObjRef, Tracer};
 
 /// Reports the reference fields of `obj`: call `mosaic_visit(tracer, &field)`
-/// for each one.
+/// for each one. Runs during a collection (see `mosaic_embedder`).
 pub type mosaic_trace_fn =
     Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mut c_void, tracer: *mut mosaic_tracer)>;
 /// Reports the runtime's root slots: `mosaic_visit(tracer, &slot)` for each.
+/// Runs during a collection (see `mosaic_embedder`).
 pub type mosaic_roots_fn =
     Option<unsafe extern "C" fn(ctx: *mut c_void, tracer: *mut mosaic_tracer)>;
-/// Called for each dead object allocated with `MOSAIC_NEEDS_CLEANUP`.
+/// Called for each dead object allocated with `MOSAIC_NEEDS_CLEANUP`, when
+/// its page is swept (see `mosaic_embedder`).
 pub type mosaic_free_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mut c_void)>;
 
 /// How the collector finds references. `trace` is required; `roots` and
-/// `on_free` may be NULL. `ctx` is passed to every callback. Callbacks run
-/// on whichever thread collects or sweeps, while other mutators are stopped;
-/// they must not allocate.
+/// `on_free` may be NULL. `ctx` is passed to every callback.
+///
+/// `trace` and `roots` run on the collecting thread (the one whose
+/// allocation or `mosaic_collect` started the collection) while every other
+/// mutator is stopped: parked at a safepoint or inside `mosaic_blocking`.
+/// They must not allocate or call any mosaic function other than
+/// `mosaic_visit`.
+///
+/// `on_free` runs on the thread that sweeps the dead object. With lazy
+/// sweeping (the default) that is mostly an allocating mutator's thread,
+/// inside `mosaic_alloc` (or `mosaic_finish_sweep`), while other mutators
+/// keep running, so several threads may run `on_free` at the same time for
+/// different objects; the collecting thread also sweeps inside the pause
+/// (large objects, and pages still unswept when a collection starts). With
+/// eager sweeping (`lazy_sweep = false`) it runs inside the pause. When the
+/// heap is torn down it runs on the thread that frees the last handle
+/// (`mosaic_heap_free` or `mosaic_mutator_free`). It must be thread-safe,
+/// must not allocate or call mosaic functions, and must not touch other
+/// heap objects: they may be dead too.
+///
+/// Callbacks must return normally: leaving one by unwinding (`longjmp`, a
+/// C++ exception) is undefined behaviour. A Rust panic inside the library
+/// cannot cross into C either: if one happens while C called in (verify
+/// mode's diagnostic on a corrupt heap, for instance), the library prints
+/// its message and aborts the process.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct mosaic_embedder {
@@ -40,7 +64,7 @@ pub struct mosaic_tracer {
 pub(crate) struct CEmbedder(pub mosaic_embedder);
 
 // SAFETY: the C embedder promises its callbacks and ctx may be used from any
-// mutator thread (documented on mosaic_embedder).
+// mutator thread, concurrently for on_free (documented on mosaic_embedder).
 unsafe impl Send for CEmbedder {}
 // SAFETY: as above.
 unsafe impl Sync for CEmbedder {}
@@ -87,6 +111,8 @@ unsafe impl Embedder for CEmbedder {
 
 /// Visits one reference slot: `slot` is the address of a field (or root)
 /// holding NULL, an object of the heap, or a pointer outside the heap.
+/// Called once per edge, it reports no errors and leaves the last error as
+/// it was (NULL arguments are ignored).
 ///
 /// # Safety
 /// `tracer` must be the tracer passed to the running callback and `slot`

@@ -4,12 +4,24 @@ use std::ffi::c_void;
 
 use mosaic_core::{ObjRef, Root};
 
-use crate::error::{invalid, report};
+use crate::error::{clear_error, report};
+use crate::handle::Guarded;
 use crate::heap::{mosaic_mutator, mutator_mut};
 
-/// A handle keeping one object alive.
+/// A handle keeping one object alive (opaque).
 pub struct mosaic_root {
-    root: Root,
+    _opaque: [u8; 0],
+}
+
+/// What a `mosaic_root *` points to.
+type RootHandle = Guarded<Root>;
+
+/// The root behind a handle; `None` (with the error recorded for `function`)
+/// if the handle is NULL or freed.
+fn root_ref<'a>(function: &str, r: *const mosaic_root) -> Option<&'a Root> {
+    // SAFETY: the API's contract: `r` is NULL or came from mosaic_root_new;
+    // the reference is shared and lives no longer than the call.
+    unsafe { RootHandle::live_ref(function, "root", r) }
 }
 
 /// A new root holding `obj` (NULL for none). Returns NULL with
@@ -22,37 +34,37 @@ pub unsafe extern "C" fn mosaic_root_new(
     m: *mut mosaic_mutator,
     obj: *mut c_void,
 ) -> *mut mosaic_root {
-    let Some(m) = mutator_mut(m) else {
-        invalid("mosaic_root_new: mutator is NULL");
+    const F: &str = "mosaic_root_new";
+    let Some(m) = mutator_mut(F, m) else {
         return std::ptr::null_mut();
     };
     let root = match ObjRef::from_ptr(obj.cast()) {
-        None => m.m.empty_root(),
-        Some(o) => match m.m.root(o) {
+        None => m.empty_root(),
+        Some(o) => match m.root(o) {
             Ok(r) => r,
             Err(e) => {
-                report(&e);
+                report(F, &e);
                 return std::ptr::null_mut();
             }
         },
     };
-    Box::into_raw(Box::new(mosaic_root { root }))
+    clear_error();
+    RootHandle::into_raw(root)
 }
 
-/// The object a root holds (NULL if none, or if `r` is NULL).
+/// The object a root holds: NULL if none, or with an error if `r` is NULL
+/// or freed.
 ///
 /// # Safety
 /// `r` must be NULL or a live root, used on its mutator's thread.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_root_get(r: *const mosaic_root) -> *mut c_void {
-    // SAFETY: per the contract.
-    match unsafe { r.as_ref() } {
-        Some(r) => r
-            .root
-            .get()
-            .map_or(std::ptr::null_mut(), |o| o.as_ptr().cast()),
-        None => std::ptr::null_mut(),
-    }
+    let Some(r) = root_ref("mosaic_root_get", r) else {
+        return std::ptr::null_mut();
+    };
+    let obj = r.get();
+    clear_error();
+    obj.map_or(std::ptr::null_mut(), |o| o.as_ptr().cast())
 }
 
 /// Makes a root hold `obj` (NULL for none).
@@ -61,23 +73,26 @@ pub unsafe extern "C" fn mosaic_root_get(r: *const mosaic_root) -> *mut c_void {
 /// As `mosaic_root_get`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_root_set(r: *mut mosaic_root, obj: *mut c_void) {
-    // SAFETY: per the contract.
-    match unsafe { r.as_ref() } {
-        Some(r) => r.root.set(ObjRef::from_ptr(obj.cast())),
-        None => {
-            invalid("mosaic_root_set: root is NULL");
-        }
+    if let Some(r) = root_ref("mosaic_root_set", r) {
+        r.set(ObjRef::from_ptr(obj.cast()));
+        clear_error();
     }
 }
 
-/// Frees a root. NULL is ignored.
+/// Frees a root. NULL is ignored (the last error is left as it was).
+///
+/// A root freed twice, or used after it was freed, is reported as
+/// `MOSAIC_ERR_INVALID_ARGUMENT` ("root was already freed (or is not a
+/// root)") as long as its memory has not been reused for a new root; the
+/// check is a cheap safety net, not a guarantee, and such use is undefined
+/// behaviour.
 ///
 /// # Safety
 /// `r` must be NULL or from `mosaic_root_new`, freed once, on its thread.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_root_free(r: *mut mosaic_root) {
-    if !r.is_null() {
-        // SAFETY: per the contract, we own it.
-        drop(unsafe { Box::from_raw(r) });
+    // SAFETY: the API's contract: `r` is NULL or came from mosaic_root_new.
+    if unsafe { RootHandle::free("mosaic_root_free", "root", r) } {
+        clear_error();
     }
 }

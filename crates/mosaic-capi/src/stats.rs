@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use crate::error::{invalid, mosaic_error};
+use crate::error::{clear_error, invalid, mosaic_error};
 use crate::heap::{heap_ref, mosaic_heap};
 
 /// Heap-wide statistics (times in nanoseconds).
@@ -50,19 +50,20 @@ fn ns(d: std::time::Duration) -> u64 {
 /// Fills `out` with the heap's statistics.
 ///
 /// # Safety
-/// `heap` must be NULL or a live heap; `out` NULL or writable.
+/// `heap` must be NULL or from `mosaic_heap_new`; `out` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_heap_stats(
     heap: *const mosaic_heap,
     out: *mut mosaic_stats,
 ) -> mosaic_error {
-    let Some(h) = heap_ref(heap) else {
-        return invalid("mosaic_heap_stats: heap is NULL");
+    const F: &str = "mosaic_heap_stats";
+    let Some(h) = heap_ref(F, heap) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
     };
     if out.is_null() {
-        return invalid("mosaic_heap_stats: out is NULL");
+        return invalid(F, "out is NULL");
     }
-    let s = h.heap.stats();
+    let s = h.stats();
     let st = mosaic_stats {
         collections: s.collections,
         mark_time_ns: ns(s.mark_time),
@@ -84,6 +85,7 @@ pub unsafe extern "C" fn mosaic_heap_stats(
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(st) };
+    clear_error();
     mosaic_error::MOSAIC_OK
 }
 
@@ -97,18 +99,22 @@ pub unsafe extern "C" fn mosaic_heap_pool_stats(
     index: usize,
     out: *mut mosaic_pool_stats,
 ) -> mosaic_error {
-    let Some(h) = heap_ref(heap) else {
-        return invalid("mosaic_heap_pool_stats: heap is NULL");
+    const F: &str = "mosaic_heap_pool_stats";
+    let Some(h) = heap_ref(F, heap) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
     };
     if out.is_null() {
-        return invalid("mosaic_heap_pool_stats: out is NULL");
+        return invalid(F, "out is NULL");
     }
-    let s = h.heap.stats();
+    let s = h.stats();
     let Some(p) = s.pools.get(index) else {
-        return invalid(&format!(
-            "mosaic_heap_pool_stats: pool {index} does not exist (the heap has {})",
-            s.pools.len()
-        ));
+        return invalid(
+            F,
+            &format!(
+                "pool {index} does not exist (the heap has {})",
+                s.pools.len()
+            ),
+        );
     };
     let ps = mosaic_pool_stats {
         slot_size: p.slot_size,
@@ -123,25 +129,27 @@ pub unsafe extern "C" fn mosaic_heap_pool_stats(
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(ps) };
+    clear_error();
     mosaic_error::MOSAIC_OK
 }
 
 /// Writes the one-line summary into `buf` (NUL-terminated, truncated to
-/// `len`). Returns the summary's full length, like `snprintf`.
+/// `len`). Returns the summary's full length, like `snprintf`; 0 with
+/// `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL or freed heap.
 ///
 /// # Safety
-/// `heap` must be NULL or a live heap; `buf` NULL or writable for `len` bytes.
+/// `heap` must be NULL or from `mosaic_heap_new`; `buf` NULL or writable
+/// for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_stats_summary(
     heap: *const mosaic_heap,
     buf: *mut c_char,
     len: usize,
 ) -> usize {
-    let Some(h) = heap_ref(heap) else {
-        invalid("mosaic_stats_summary: heap is NULL");
+    let Some(h) = heap_ref("mosaic_stats_summary", heap) else {
         return 0;
     };
-    let line = h.heap.stats().summary();
+    let line = h.stats().summary();
     if !buf.is_null() && len > 0 {
         let n = line.len().min(len - 1);
         // SAFETY: `buf` is writable for `len` bytes and `n + 1 <= len`.
@@ -150,5 +158,6 @@ pub unsafe extern "C" fn mosaic_stats_summary(
             buf.add(n).write(0);
         }
     }
+    clear_error();
     line.len()
 }

@@ -1,84 +1,13 @@
 //! C programs compiled against `include/mosaic.h` and the library cargo just
-//! built (static and shared), plus the pkg-config file.
+//! built (static and shared). The install script and pkg-config files are
+//! tested in `pkg_config.rs`, misuse of freed handles in `misuse.rs`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support;
 
-const STATIC_DEPS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-lgcc_s"];
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `target/<profile>`, with libmosaic.{a,so} freshly built: `cargo test`
-/// does not rebuild a crate's cdylib/staticlib outputs for its integration
-/// tests, so build them here (once per test binary) with the same cargo.
-fn lib_dir() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().unwrap();
-            let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-            let mut cmd = Command::new(env!("CARGO"));
-            cmd.args(["build", "-p", "mosaic-capi", "--lib"]);
-            if dir.file_name().is_some_and(|n| n == "release") {
-                cmd.arg("--release");
-            }
-            let status = cmd.status().expect("cargo runs");
-            assert!(status.success(), "building libmosaic failed");
-            for f in ["libmosaic.a", "libmosaic.so"] {
-                assert!(
-                    dir.join(f).exists(),
-                    "{} was not built",
-                    dir.join(f).display()
-                );
-            }
-            dir
-        })
-        .clone()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn compile(src: &Path, out: &Path, args: &[String]) {
-    let status = Command::new("cc")
-        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg("-I")
-        .arg(repo().join("include"))
-        .arg(src)
-        .arg("-o")
-        .arg(out)
-        .args(args)
-        .status()
-        .expect("cc runs");
-    assert!(status.success(), "compiling {} failed", src.display());
-}
-
-fn run(exe: &Path) -> String {
-    let out = Command::new(exe)
-        .env_remove("MOSAIC_VERIFY")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{} failed: {}\n{}",
-        exe.display(),
-        stdout,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-fn static_args() -> Vec<String> {
-    let mut v = vec![lib_dir().join("libmosaic.a").display().to_string()];
-    v.extend(STATIC_DEPS.iter().map(|s| s.to_string()));
-    v
-}
+use support::{
+    build_c_test, checked, compile, repo, run, run_c_test, run_c_test_with, run_with, shared_args,
+    static_args, tmp,
+};
 
 #[test]
 fn c_tree_program_against_the_static_library() {
@@ -94,17 +23,41 @@ fn c_tree_program_against_the_static_library() {
 #[test]
 fn c_tree_program_against_the_shared_library() {
     let exe = tmp("tree-shared").join("tree");
-    let dir = lib_dir().display().to_string();
     compile(
         &repo().join("crates/mosaic-capi/tests/c/tree.c"),
         &exe,
-        &[
-            format!("-L{dir}"),
-            "-lmosaic".into(),
-            format!("-Wl,-rpath,{dir}"),
-        ],
+        &shared_args(),
     );
     assert_eq!(run(&exe).trim(), "0 failures");
+}
+
+/// Item 8 of issue 6: NULL handles are errors naming the function, and a
+/// successful call resets the last error. Also against the shared library,
+/// whose thread-locals go through `__tls_get_addr`.
+#[test]
+fn every_failing_call_sets_the_last_error_and_every_success_clears_it() {
+    assert_eq!(run_c_test("errors").trim(), "0 failures");
+    let exe = tmp("errors-shared").join("errors");
+    compile(
+        &repo().join("crates/mosaic-capi/tests/c/errors.c"),
+        &exe,
+        &shared_args(),
+    );
+    assert_eq!(run(&exe).trim(), "0 failures");
+}
+
+/// Item 9 of issue 6: a custom size-class list survives
+/// `mosaic_config_from_env`.
+#[test]
+fn config_from_env_keeps_a_custom_size_class_list() {
+    let out = run_c_test_with("config_env", &[("MOSAIC_SIZE_CLASSES", "16,48,96")]);
+    assert_eq!(out.trim(), "0 failures");
+}
+
+/// The other direction of item 9: a list written into `mosaic_config`.
+#[test]
+fn custom_size_classes_in_the_config_reach_the_heap_and_bad_lists_are_config_errors() {
+    assert_eq!(run_c_test("config_classes").trim(), "0 failures");
 }
 
 #[test]
@@ -122,46 +75,51 @@ fn minimal_c_example_runs() {
     );
 }
 
+/// A user copying the example keeps the `MOSAIC_*` variables, and a bad one
+/// is reported.
 #[test]
-fn pkg_config_file_describes_an_installed_library() {
-    // Lay out an install prefix the way scripts/install-capi.sh does.
-    let prefix = tmp("pkgconfig-prefix");
-    for d in ["lib/pkgconfig", "include"] {
-        std::fs::create_dir_all(prefix.join(d)).unwrap();
-    }
-    std::fs::copy(
-        repo().join("include/mosaic.h"),
-        prefix.join("include/mosaic.h"),
-    )
-    .unwrap();
-    std::fs::copy(
-        lib_dir().join("libmosaic.a"),
-        prefix.join("lib/libmosaic.a"),
-    )
-    .unwrap();
-    let template = std::fs::read_to_string(repo().join("crates/mosaic-capi/mosaic.pc.in")).unwrap();
-    let pc = template
-        .replace("@PREFIX@", &prefix.display().to_string())
-        .replace("@VERSION@", env!("CARGO_PKG_VERSION"));
-    std::fs::write(prefix.join("lib/pkgconfig/mosaic.pc"), pc).unwrap();
-    let out = Command::new("pkg-config")
-        .args(["--static", "--cflags", "--libs", "mosaic"])
-        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
-        .output()
-        .expect("pkg-config is installed (the CI script installs it)");
+fn minimal_c_example_honours_mosaic_variables() {
+    let exe = tmp("minimal-env").join("minimal");
+    compile(&repo().join("examples/c/minimal.c"), &exe, &static_args());
+    let env = [("MOSAIC_MAX_HEAP", "32M"), ("MOSAIC_STRESS", "97")];
+    let out = checked(&exe, run_with(&exe, &env));
+    assert!(out.contains(" of 32 MiB max"), "{out}");
+    let gcs: u64 = out
+        .strip_prefix("mosaic: ")
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no GC count in {out}"));
+    // 102001 allocations, a collection every 97.
+    assert!(gcs >= 102_001 / 97, "{gcs} GCs: {out}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        out.contains("list ok: yes, live objects: 2000, strings freed: 1\n"),
+        "{out}"
     );
-    let flags: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .split_whitespace()
-        .map(String::from)
-        .collect();
-    assert!(flags.iter().any(|f| f == "-lmosaic"), "{flags:?}");
-    // -lmosaic finds only the static library in this prefix.
-    let exe = tmp("pkgconfig-build").join("minimal");
-    compile(&repo().join("examples/c/minimal.c"), &exe, &flags);
-    assert!(run(&exe).contains("list ok: yes"));
+    let bad = run_with(&exe, &[("MOSAIC_GROWTH_FACTOR", "lots")]);
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "mosaic_config_from_env: invalid configuration: MOSAIC_GROWTH_FACTOR=\"lots\""
+        ),
+        "{stderr}"
+    );
+}
+
+/// mosaic.h: a Rust panic while C called in prints its message and aborts.
+#[test]
+fn a_panic_inside_the_library_aborts_with_its_message() {
+    use std::os::unix::process::ExitStatusExt;
+    let exe = build_c_test("panic", "panic");
+    let out = run_with(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.signal(),
+        Some(6),
+        "not SIGABRT: {}\n{stderr}",
+        out.status
+    );
+    assert_eq!(stdout, "collecting\n");
+    assert!(stderr.contains("mosaic verify: "), "{stderr}");
 }
