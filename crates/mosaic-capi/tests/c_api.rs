@@ -123,3 +123,8 @@ fn a_panic_inside_the_library_aborts_with_its_message() {
     assert_eq!(stdout, "collecting\n");
     assert!(stderr.contains("mosaic verify: "), "{stderr}");
 }
+
+#[test]
+fn a_second_mutator_per_thread_is_refused_and_an_exited_threads_mutator_is_detached() {
+    assert_eq!(support::run_c_test("threads").trim(), "0 failures");
+}

@@ -185,6 +185,9 @@ impl Config {
             parse_preset,
             "mosaic, ruby or a comma list of sizes"
         );
+        if let (Some(v), Err(why)) = (get("MOSAIC_SIZE_CLASSES"), self.classes()) {
+            return Err(Error::Config(format!("MOSAIC_SIZE_CLASSES={v:?}: {why}")));
+        }
         self.validate()?;
         Ok(self)
     }
@@ -403,6 +406,7 @@ mod tests {
             .with_vars(vars(&[("MOSAIC_SIZE_CLASSES", "17")]))
             .unwrap_err();
         assert!(e.to_string().contains("multiple of 8"), "{e}");
+        assert!(e.to_string().contains("MOSAIC_SIZE_CLASSES=\"17\""), "{e}");
     }
 
     #[test]
