@@ -112,7 +112,9 @@ pub(crate) fn report(function: &str, e: &Error) -> mosaic_error {
         Error::InvalidFlags { .. } => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
         Error::Config(_) => mosaic_error::MOSAIC_ERR_CONFIG,
         Error::Reserve(_) => mosaic_error::MOSAIC_ERR_RESERVE,
-        Error::MutatorExists { .. } => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
+        Error::MutatorExists { .. } | Error::ThreadExiting { .. } => {
+            mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT
+        }
     };
     set_error(function, code, &e.to_string());
     code

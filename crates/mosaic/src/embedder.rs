@@ -27,9 +27,10 @@ pub trait Tracer {
 ///   lazy sweeping (the default) that is a mutator's thread inside an
 ///   allocation (or [`crate::Mutator::finish_sweep`]), *while other mutators
 ///   keep running*, so several threads may run `on_free` at the same time
-///   for different objects. With eager sweeping (`lazy_sweep = false`) and
-///   for large objects it runs inside the pause; at heap teardown, on the
-///   thread that drops the last handle.
+///   for different objects. It also runs inside a pause: for large
+///   objects, with eager sweeping (`lazy_sweep = false`), and for pages a
+///   collection finds still unswept when it starts; at heap teardown, on
+///   the thread that drops the last handle.
 /// - No callback runs under a lock the API takes: a callback may read
 ///   [`crate::Heap::stats`]. None may allocate in the heap or collect.
 ///

@@ -20,6 +20,9 @@ pub enum Error {
     Reserve(std::io::Error),
     /// The calling thread already holds a mutator of this heap.
     MutatorExists { thread: String },
+    /// The calling thread is running its exit destructors: a mutator made
+    /// now could not be detached when the thread ends.
+    ThreadExiting { thread: String },
 }
 
 impl fmt::Display for Error {
@@ -43,6 +46,10 @@ impl fmt::Display for Error {
                 f,
                 "thread {thread} already has a mutator of this heap: use one mutator per thread and heap \
                  (a second one would deadlock every collection)"
+            ),
+            Error::ThreadExiting { thread } => write!(
+                f,
+                "thread {thread} is exiting (running its thread-local destructors): it cannot create a mutator"
             ),
         }
     }

@@ -454,22 +454,6 @@ fn a_mutator_used_after_its_thread_exit_hook_rejoins_the_world() {
         let heap = heap(small_config());
         let h2 = heap.clone();
         std::thread::spawn(move || {
-            let mut m = h2.mutator().unwrap();
-            let seven = new_pair(&mut m, 7, None, None).unwrap();
-            let r = m.root(seven).unwrap();
-            // A thread-local destructor that still allocates with `m` at exit
-            // (it may run before or after Mosaic's own exit hook).
-            let h3 = h2.clone();
-            LATE.with(|l| {
-                *l.borrow_mut() = Some(Box::new(move || {
-                    for i in 0..5000 {
-                        new_pair(&mut m, 100 + i, None, None).unwrap();
-                    }
-                    assert_eq!(header(r.get().unwrap()).2, 7);
-                    drop(m);
-                    drop(h3);
-                }))
-            });
             struct RunLate;
             impl Drop for RunLate {
                 fn drop(&mut self) {
@@ -479,7 +463,28 @@ fn a_mutator_used_after_its_thread_exit_hook_rejoins_the_world() {
                 }
             }
             thread_local!(static TRIGGER: RunLate = const { RunLate });
+            // Thread-local destructors run last-registered first: touching
+            // LATE and TRIGGER before the mutator exists makes Mosaic's exit
+            // hook (registered by `mutator()`) run first and detach `m`;
+            // TRIGGER's destructor then uses the orphan, which must re-attach.
+            LATE.with(|_| {});
             TRIGGER.with(|_| {});
+            let mut m = h2.mutator().unwrap();
+            let seven = new_pair(&mut m, 7, None, None).unwrap();
+            let r = m.root(seven).unwrap();
+            let h3 = h2.clone();
+            LATE.with(|l| {
+                *l.borrow_mut() = Some(Box::new(move || {
+                    for i in 0..5000 {
+                        new_pair(&mut m, 100 + i, None, None).unwrap();
+                    }
+                    m.collect();
+                    assert_eq!(h3.stats().last_marked, 1);
+                    assert_eq!(header(r.get().unwrap()).2, 7);
+                    drop(m);
+                    drop(h3);
+                }))
+            });
         })
         .join()
         .unwrap();

@@ -26,6 +26,18 @@ use super::heap::{Heap, HeapInner};
 /// [`Mutator::blocking`]. A thread that exits without dropping its mutator
 /// (`std::mem::forget`, a C program that never frees it) has it detached
 /// automatically, so it does not hold up later collections.
+///
+/// ```compile_fail
+/// # use mosaic::{Config, Embedder, Heap, ObjRef, Tracer};
+/// # struct NoRefs;
+/// # unsafe impl Embedder for NoRefs {
+/// #     fn trace<T: Tracer>(&self, _: ObjRef, _: &mut T) {}
+/// #     fn roots<T: Tracer>(&self, _: &mut T) {}
+/// # }
+/// let heap = Heap::new(Config::default(), NoRefs).unwrap();
+/// let m = heap.mutator().unwrap();
+/// std::thread::spawn(move || drop(m)); // error: `Mutator` is not `Send`
+/// ```
 pub struct Mutator<E: Embedder> {
     heap: Arc<HeapInner<E>>,
     local: LocalAllocator,
@@ -91,13 +103,12 @@ impl<E: Embedder> Mutator<E> {
                 thread: sched::describe_current_thread(),
             });
         }
-        let id = heap.world.register();
-        let roots = Arc::new(RootTable::default());
-        roots.set_owner_attached(true);
-        heap.root_tables.lock().push(roots.clone());
         let core = &heap.core;
         let local = LocalAllocator::new(core.classes.sizes(), core.config.stress > 0);
         let lookup = core.classes.lookup_table().into();
+        let roots = Arc::new(RootTable::default());
+        // Nothing below can panic between joining the world and returning.
+        let id = heap.world.register();
         let link = Arc::new(Link {
             heap: heap.clone(),
             id,
@@ -105,7 +116,16 @@ impl<E: Embedder> Mutator<E> {
             roots: roots.clone(),
             orphaned: AtomicBool::new(false),
         });
-        sched::hold_mutator(link.clone());
+        if !sched::hold_mutator(link.clone()) {
+            // The thread is running its exit destructors: a mutator made now
+            // could never be detached for it.
+            heap.world.unregister(id);
+            return Err(Error::ThreadExiting {
+                thread: sched::describe_current_thread(),
+            });
+        }
+        roots.set_owner_attached(true);
+        heap.root_tables.lock().push(roots.clone());
         Ok(Mutator {
             heap,
             local,
@@ -125,6 +145,9 @@ impl<E: Embedder> Mutator<E> {
         }
     }
 
+    /// (A mutator whose thread exited is used again by the thread's later
+    /// destructors: it takes part in pauses again until dropped. If it is
+    /// leaked a second time, nothing detaches it: the stall warning names it.)
     #[cold]
     fn reattach_orphan(&mut self) {
         self.heap.world.attach(self.link.id);
@@ -326,11 +349,13 @@ impl<E: Embedder> Mutator<E> {
 
 impl<E: Embedder> Drop for Mutator<E> {
     fn drop(&mut self) {
+        // Leave the thread's registry first: its exit hook must never see
+        // an allocator that is about to be freed.
+        let link: Arc<dyn ThreadMutator> = self.link.clone();
+        sched::release_mutator(&link);
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
         self.roots.set_owner_attached(false);
         h.world.unregister(self.link.id);
-        let link: Arc<dyn ThreadMutator> = self.link.clone();
-        sched::release_mutator(&link);
     }
 }

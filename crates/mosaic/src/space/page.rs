@@ -131,7 +131,9 @@ impl PageDesc {
 
     /// Marks the page unswept (a collection just marked it).
     pub fn set_unswept(&self) {
-        self.unswept.store(true, Relaxed);
+        // Release: a reader outside the handshake that sees `true` also
+        // sees the mark bits written before it.
+        self.unswept.store(true, Release);
     }
 
     /// Whether `slot` holds a live object, also while the page is unswept

@@ -77,11 +77,14 @@ impl ReleaseBuffer {
         if self.pages.is_empty() {
             return;
         }
-        res.in_use.fetch_sub(self.pages.len(), Relaxed);
-        res.dirty_len.fetch_add(self.pages.len(), Relaxed);
+        // Queue first, count as free last: a page must be drainable (to keep
+        // committed memory under the maximum) before it can be reserved again.
+        let n = self.pages.len();
         for p in self.pages.drain(..) {
             res.dirty.push(p);
         }
+        res.dirty_len.fetch_add(n, Relaxed);
+        res.in_use.fetch_sub(n, Relaxed);
     }
 }
 
@@ -174,13 +177,14 @@ impl PageResource {
         if len > n {
             clean.insert(first + n, len - n);
         }
+        // Counted before the lock is released, so a concurrent taker sees it.
+        self.committed.fetch_add(n, Relaxed);
         drop(clean);
         for p in first..first + n {
             let d = table.desc(p);
             d.set_zeroed(true);
             d.set_committed(true);
         }
-        self.committed.fetch_add(n, Relaxed);
         self.high_water.fetch_max(first + n, Relaxed);
         Some(first)
     }
