@@ -397,16 +397,22 @@ fn a_thread_that_leaks_its_mutator_does_not_hang_collections() {
     within(20, "collect after a thread leaked its mutator", || {
         let heap = heap(small_config());
         let h2 = heap.clone();
-        std::thread::spawn(move || {
+        let leaked = std::thread::spawn(move || {
             let mut m = h2.mutator().unwrap();
             new_pair(&mut m, 1, None, None).unwrap();
-            std::mem::forget(m);
+            // Leaked: the thread ends without dropping its mutator.
+            Box::into_raw(Box::new(m)) as usize
         })
         .join()
         .unwrap();
         let mut m = heap.mutator().unwrap();
         let keep = new_pair(&mut m, 2, None, None).unwrap();
         let _r = m.root(keep).unwrap();
+        m.collect();
+        assert_eq!(heap.stats().last_marked, 1);
+        // SAFETY: the leaked mutator's thread has exited, so nothing else
+        // uses it; dropping it here is the "free it later" case.
+        drop(unsafe { Box::from_raw(leaked as *mut TestMutator) });
         m.collect();
         assert_eq!(heap.stats().last_marked, 1);
     });
