@@ -6,17 +6,8 @@
 #include <string.h>
 
 #include "mosaic.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            failures++;                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
 
 static void trace(void *ctx, void *obj, mosaic_tracer *t) {
     (void)ctx;

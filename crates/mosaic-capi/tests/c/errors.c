@@ -7,17 +7,8 @@
 #include <string.h>
 
 #include "mosaic.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            failures++;                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
 
 /* The last error is `want` and its message names `fn`. */
 #define EXPECT_ERROR(want, fn)                                                                   \

@@ -10,17 +10,8 @@
 #include <string.h>
 
 #include "mosaic.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            failures++;                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fputc('\n', stderr);                                 \
-        }                                                        \
-    } while (0)
 
 /* The last error is MOSAIC_ERR_INVALID_ARGUMENT with a message containing
  * each of the given strings. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mosaic.h"
+#include "check.h"
 
 typedef struct Node {
     struct Node *left, *right;
@@ -13,16 +14,6 @@ typedef struct Node {
     uint64_t check; /* id * 2654435761 */
 } Node;
 
-static int failures;
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (!(cond)) {                                    \
-            failures++;                                   \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                 \
-            fputc('\n', stderr);                          \
-        }                                                 \
-    } while (0)
 
 static void trace(void *ctx, void *obj, mosaic_tracer *t) {
     (void)ctx;
