@@ -61,13 +61,6 @@ pub(crate) fn mutator_mut<'a>(
     unsafe { MutatorHandle::live_mut(function, "mutator", m) }
 }
 
-/// Makes a mutator. Today's core cannot fail here; the coming one refuses a
-/// second mutator of the same heap on one thread and returns `Result`: then
-/// this becomes `h.mutator()` and the caller already reports the `Err`.
-fn new_mutator(h: &Heap<CEmbedder>) -> Result<Mutator<CEmbedder>, mosaic_core::Error> {
-    h.mutator()
-}
-
 /// Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
 /// `embedder->trace` is required. Returns NULL on error.
 ///
@@ -168,7 +161,7 @@ pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosa
     let Some(h) = heap_ref(F, heap) else {
         return std::ptr::null_mut();
     };
-    match new_mutator(h) {
+    match h.mutator() {
         Ok(m) => {
             clear_error();
             MutatorHandle::into_raw(m)

@@ -259,7 +259,7 @@ impl Config {
 
 /// Every `MOSAIC_*` variable Mosaic reads: the configuration above, and the
 /// ones its own tests and tools read.
-pub const KNOWN_VARIABLES: &[&str] = &[
+const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_MAX_HEAP",
     "MOSAIC_SIZE_CLASSES",
     "MOSAIC_INITIAL_SLOTS",
@@ -284,7 +284,7 @@ pub const KNOWN_VARIABLES: &[&str] = &[
 
 /// One warning per unknown `MOSAIC_*` name among `names`, naming the
 /// closest known variable when one is close.
-pub fn unknown_variables(names: impl IntoIterator<Item = String>) -> Vec<String> {
+fn unknown_variables(names: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
     for name in names {
         if !name.starts_with("MOSAIC_") || KNOWN_VARIABLES.contains(&name.as_str()) {

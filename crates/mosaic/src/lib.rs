@@ -51,7 +51,7 @@ mod space;
 
 pub use api::{Heap, Mutator, PoolStats, Stats};
 pub use collect::{Distribution, Root};
-pub use config::{parse_bytes, Config, SizeClassPreset, KNOWN_VARIABLES};
+pub use config::{parse_bytes, Config, SizeClassPreset};
 pub use embedder::{Embedder, Tracer};
 pub use error::Error;
 pub use flags::AllocFlags;

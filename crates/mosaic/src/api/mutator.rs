@@ -43,7 +43,6 @@ pub struct Mutator<E: Embedder> {
     local: LocalAllocator,
     /// Copy of the size → class table, one pointer away on the fast path.
     lookup: Box<[u8]>,
-    roots: Arc<RootTable>,
     stress_count: u64,
     link: Arc<Link<E>>,
     /// Tied to its thread (the allocation context is not shareable anyway).
@@ -125,12 +124,11 @@ impl<E: Embedder> Mutator<E> {
             });
         }
         roots.set_owner_attached(true);
-        heap.root_tables.lock().push(roots.clone());
+        heap.root_tables.lock().push(roots);
         Ok(Mutator {
             heap,
             local,
             lookup,
-            roots,
             stress_count: 0,
             link,
             _not_send: PhantomData,
@@ -151,7 +149,7 @@ impl<E: Embedder> Mutator<E> {
     #[cold]
     fn reattach_orphan(&mut self) {
         self.heap.world.attach(self.link.id);
-        self.roots.set_owner_attached(true);
+        self.link.roots.set_owner_attached(true);
         self.link.orphaned.store(false, Relaxed);
     }
 
@@ -329,21 +327,21 @@ impl<E: Embedder> Mutator<E> {
         self.ensure_attached();
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
-        self.roots.set_owner_attached(false);
+        self.link.roots.set_owner_attached(false);
         h.world.detach(self.link.id, Detached::Blocking);
-        let _reattach = Reattach(&h.world, self.link.id, &self.roots);
+        let _reattach = Reattach(&h.world, self.link.id, &self.link.roots);
         f()
     }
 
     /// A handle keeping `obj` alive. Fails if `obj` is not an object of this heap.
     pub fn root(&self, obj: ObjRef) -> Result<Root, Error> {
         let obj = self.heap.core.check_object(obj.addr())?;
-        Ok(self.roots.make(obj.addr()))
+        Ok(self.link.roots.make(obj.addr()))
     }
 
     /// A handle holding nothing yet.
     pub fn empty_root(&self) -> Root {
-        self.roots.make(0)
+        self.link.roots.make(0)
     }
 }
 
@@ -355,7 +353,7 @@ impl<E: Embedder> Drop for Mutator<E> {
         sched::release_mutator(&link);
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
-        self.roots.set_owner_attached(false);
+        self.link.roots.set_owner_attached(false);
         h.world.unregister(self.link.id);
     }
 }

@@ -97,12 +97,6 @@ impl RootTable {
         }
     }
 
-    /// Visits every non-empty handle of this table.
-    #[cfg(test)]
-    pub fn visit<T: Tracer>(&self, tracer: &mut T) {
-        visit_words(&self.inner.lock(), tracer);
-    }
-
     /// Handles currently alive.
     pub fn len(&self) -> usize {
         self.inner.lock().used
@@ -194,7 +188,7 @@ mod tests {
         let empty = t.make(0);
         assert_eq!(t.len(), 301);
         let mut c = Collect(vec![]);
-        t.visit(&mut c);
+        RootTable::scan_all(std::slice::from_ref(&t), &mut c);
         assert_eq!(c.0, (1..=300).map(|i| i * 16).collect::<Vec<_>>());
         assert_eq!(
             roots[0].get().unwrap().addr(),
@@ -207,7 +201,7 @@ mod tests {
         let again = t.make(48);
         assert_eq!(again.get().unwrap().addr(), 48);
         let mut c = Collect(vec![]);
-        t.visit(&mut c);
+        RootTable::scan_all(std::slice::from_ref(&t), &mut c);
         assert_eq!(c.0, vec![48]);
     }
 
@@ -243,11 +237,11 @@ mod tests {
             scanned_rx.recv().unwrap();
             let value = r.get().map(|o| o.addr());
             let mut c = Collect(vec![]);
-            t2.visit(&mut c);
+            RootTable::scan_all(std::slice::from_ref(&t2), &mut c);
             (value, t2.len(), c.0)
         });
         made_rx.recv().unwrap();
-        t.visit(&mut Slow(Some(in_scan_tx)));
+        RootTable::scan_all(std::slice::from_ref(&t), &mut Slow(Some(in_scan_tx)));
         scanned_tx.send(()).unwrap();
         let (value, live, words) = writer.join().unwrap();
         assert_eq!(value, Some(32), "the write made during the scan stands");
