@@ -16,13 +16,22 @@ pub trait Tracer {
     fn visit(&mut self, slot: &mut *mut u8);
 }
 
+/// The mutator whose roots [`Embedder::mutator_roots`] asks for.
+#[derive(Clone, Copy, Debug)]
+pub struct MutatorInfo {
+    /// Unique among the heap's mutators, never reused.
+    pub id: u64,
+    /// What the mutator set with [`crate::Mutator::set_data`] (null if nothing).
+    pub data: *mut (),
+}
+
 /// What a runtime tells Mosaic about its objects.
 ///
 /// # Where and when callbacks run
 ///
-/// - `trace` and `roots` run on the thread that collects, while every other
-///   mutator of the heap is stopped (parked at a safepoint or inside a
-///   blocking region).
+/// - `trace`, `roots` and `mutator_roots` run on the thread that collects,
+///   while every other mutator of the heap is stopped (parked at a
+///   safepoint or inside a blocking region).
 /// - `on_free` runs on the thread that sweeps the dead object's page. With
 ///   lazy sweeping (the default) that is a mutator's thread inside an
 ///   allocation (or [`crate::Mutator::finish_sweep`]), *while other mutators
@@ -61,6 +70,14 @@ pub unsafe trait Embedder: Send + Sync + 'static {
     /// Calls `tracer.visit` on each root slot of the runtime (globals, stack
     /// maps, ...). Roots held in [`crate::Root`] handles are found without it.
     fn roots<T: Tracer>(&self, tracer: &mut T);
+
+    /// Calls `tracer.visit` on the root slots of one mutator (its
+    /// interpreter stack, its registers...). Called once per existing
+    /// mutator at each collection, with the data pointer the mutator set
+    /// with [`crate::Mutator::set_data`] (null if none). The mutator is
+    /// stopped: parked at a safepoint, or in a blocking region (whose code
+    /// must then leave those slots alone), or its thread has exited.
+    fn mutator_roots<T: Tracer>(&self, _mutator: &MutatorInfo, _tracer: &mut T) {}
 
     /// Called exactly once for each dead object allocated with
     /// `NEEDS_CLEANUP`, before its memory is reused, and for each such object

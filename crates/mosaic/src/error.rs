@@ -23,6 +23,15 @@ pub enum Error {
     /// The calling thread is running its exit destructors: a mutator made
     /// now could not be detached when the thread ends.
     ThreadExiting { thread: String },
+    /// An argument is out of range or of the wrong kind (an alignment that
+    /// is not a power of two, a weak slot outside any heap object, an
+    /// ephemeron that is not one...).
+    InvalidArgument(String),
+    /// The object (or slot) already has the registration asked for.
+    AlreadyRegistered { addr: usize, what: &'static str },
+    /// The call is not allowed now: allocating inside a collector callback
+    /// or a blocking region, leaving a blocking region never entered...
+    Misuse(String),
 }
 
 impl fmt::Display for Error {
@@ -47,6 +56,11 @@ impl fmt::Display for Error {
                 "thread {thread} already has a mutator of this heap: use one mutator per thread and heap \
                  (a second one would deadlock every collection)"
             ),
+            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::AlreadyRegistered { addr, what } => {
+                write!(f, "{addr:#x} already has a {what} (unregister it first)")
+            }
+            Error::Misuse(m) => write!(f, "misuse: {m}"),
             Error::ThreadExiting { thread } => write!(
                 f,
                 "thread {thread} is exiting (running its thread-local destructors): it cannot create a mutator"

@@ -50,9 +50,11 @@ mod sched;
 mod space;
 
 pub use api::{Heap, Mutator, PoolStats, Stats};
-pub use collect::{Distribution, Root};
+pub use collect::{
+    inside_callback, Distribution, FinalizerOrder, GcEvent, GcReason, Root, WeakKind, WeakRoot,
+};
 pub use config::{parse_bytes, Config, SizeClassPreset};
-pub use embedder::{Embedder, Tracer};
+pub use embedder::{Embedder, MutatorInfo, Tracer};
 pub use error::Error;
 pub use flags::AllocFlags;
 pub use object::ObjRef;

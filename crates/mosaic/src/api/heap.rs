@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::collect::{HeapCore, RootTable};
+use crate::collect::{GcEvent, HeapCore, RootTable};
 use crate::config::Config;
 use crate::embedder::Embedder;
 use crate::error::Error;
@@ -12,6 +12,7 @@ use crate::object::ObjRef;
 use crate::sched::World;
 use crate::space::Located;
 
+use super::finalizers::{FinalizerSignal, Notifier};
 use super::mutator::Mutator;
 use super::stats::Stats;
 
@@ -26,6 +27,16 @@ pub(crate) struct HeapInner<E: Embedder> {
     pub world: World,
     /// Root tables of every mutator (kept while any of their roots lives).
     pub root_tables: Mutex<Vec<Arc<RootTable>>>,
+    /// Called when a collection queued finalizers.
+    pub notifier: Mutex<Option<Notifier>>,
+    /// Wakes the finalizer thread, if started.
+    pub finalizer_thread: Mutex<Option<Arc<FinalizerSignal>>>,
+}
+
+impl<E: Embedder> Drop for HeapInner<E> {
+    fn drop(&mut self) {
+        self.stop_finalizer_thread();
+    }
 }
 
 impl<E: Embedder> Clone for Heap<E> {
@@ -40,7 +51,7 @@ impl<E: Embedder> HeapInner<E> {
     /// Root tables to scan; forgets those whose mutator and roots are all gone.
     pub fn live_root_tables(&self) -> Vec<Arc<RootTable>> {
         let mut tables = self.root_tables.lock();
-        tables.retain(|t| Arc::strong_count(t) > 1 || !t.is_empty());
+        tables.retain(|t| t.in_use());
         tables.clone()
     }
 }
@@ -55,6 +66,8 @@ impl<E: Embedder> Heap<E> {
                 core: HeapCore::new(config, embedder)?,
                 world,
                 root_tables: Mutex::new(Vec::new()),
+                notifier: Mutex::new(None),
+                finalizer_thread: Mutex::new(None),
             }),
         })
     }
@@ -92,6 +105,15 @@ impl<E: Embedder> Heap<E> {
             Some(Located::Large { head, .. }) => Ok(t.desc(head).large_size()),
             _ => Err(Error::ForeignPointer { addr: obj.addr() }),
         }
+    }
+
+    /// Sets the function called with every GC event (see [`GcEvent`] for
+    /// where and when each is emitted); `None` removes it. The listener must
+    /// not allocate in the heap or collect (refused with
+    /// [`Error::Misuse`] if it tries); a panic in it propagates once the
+    /// heap is consistent, like any callback's.
+    pub fn set_event_listener(&self, listener: Option<Box<dyn Fn(&GcEvent) + Send + Sync>>) {
+        self.inner.core.events.set(listener.map(Arc::from));
     }
 
     /// A snapshot of the heap's statistics.

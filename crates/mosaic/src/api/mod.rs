@@ -1,7 +1,9 @@
 //! Layer 7 — the Rust API: [`Heap`], [`Mutator`], [`Stats`].
 
+mod finalizers;
 mod heap;
 mod mutator;
+mod references;
 mod stats;
 
 pub use heap::Heap;

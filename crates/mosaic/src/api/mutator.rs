@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::alloc::{LocalAllocator, LocalFlusher};
-use crate::collect::{LargeFailure, Root, RootTable};
+use crate::collect::{inside_callback, GcReason, LargeFailure, Root, RootTable};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -39,22 +39,24 @@ use super::heap::{Heap, HeapInner};
 /// std::thread::spawn(move || drop(m)); // error: `Mutator` is not `Send`
 /// ```
 pub struct Mutator<E: Embedder> {
-    heap: Arc<HeapInner<E>>,
+    pub(super) heap: Arc<HeapInner<E>>,
     local: LocalAllocator,
     /// Copy of the size → class table, one pointer away on the fast path.
     lookup: Box<[u8]>,
     stress_count: u64,
-    link: Arc<Link<E>>,
+    pub(super) link: Arc<Link<E>>,
+    /// Inside `enter_blocking` .. `leave_blocking`.
+    in_blocking: bool,
     /// Tied to its thread (the allocation context is not shareable anyway).
     _not_send: PhantomData<*mut ()>,
 }
 
 /// What the thread's registry knows of a mutator (see `sched/threads.rs`).
-struct Link<E: Embedder> {
+pub(super) struct Link<E: Embedder> {
     heap: Arc<HeapInner<E>>,
     id: MutatorId,
     flusher: LocalFlusher,
-    roots: Arc<RootTable>,
+    pub(super) roots: Arc<RootTable>,
     /// Detached because its thread exited; re-attached on its next use.
     orphaned: AtomicBool,
 }
@@ -70,6 +72,8 @@ impl<E: Embedder> ThreadMutator for Link<E> {
         // first) and its thread is running its exit destructors, not it.
         unsafe { self.flusher.flush(&core.table, &core.pools) };
         self.roots.set_owner_attached(false);
+        // The thread's frames are gone: its scope slots dangle.
+        self.roots.clear_scope();
         self.orphaned.store(true, Relaxed);
         self.heap.world.detach(self.id, Detached::ThreadExited);
     }
@@ -105,9 +109,9 @@ impl<E: Embedder> Mutator<E> {
         let core = &heap.core;
         let local = LocalAllocator::new(core.classes.sizes(), core.config.stress > 0);
         let lookup = core.classes.lookup_table().into();
-        let roots = Arc::new(RootTable::default());
         // Nothing below can panic between joining the world and returning.
         let id = heap.world.register();
+        let roots = RootTable::for_mutator(id as usize);
         let link = Arc::new(Link {
             heap: heap.clone(),
             id,
@@ -131,13 +135,14 @@ impl<E: Embedder> Mutator<E> {
             lookup,
             stress_count: 0,
             link,
+            in_blocking: false,
             _not_send: PhantomData,
         })
     }
 
     /// A mutator whose thread exited takes part in pauses again.
     #[inline]
-    fn ensure_attached(&mut self) {
+    pub(super) fn ensure_attached(&mut self) {
         if self.link.orphaned.load(Relaxed) {
             self.reattach_orphan();
         }
@@ -181,16 +186,64 @@ impl<E: Embedder> Mutator<E> {
         self.alloc_slow(size, flags)
     }
 
+    /// Allocates `size` zeroed bytes aligned to `align` (a power of two up
+    /// to [`crate::PAGE_SIZE`]). Every allocation is aligned to 8 bytes, and
+    /// to 16 when its slot size is a multiple of 16; ask here for more (SIMD
+    /// data, cache lines). The object gets the smallest size class whose
+    /// slots are all aligned, or a large object (page-aligned).
+    pub fn alloc_aligned(
+        &mut self,
+        size: usize,
+        align: usize,
+        flags: AllocFlags,
+    ) -> Result<ObjRef, Error> {
+        if !align.is_power_of_two() || align > crate::space::PAGE_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "alignment {align} is not a power of two between 1 and {}",
+                crate::space::PAGE_SIZE
+            )));
+        }
+        if align <= 8 {
+            return self.alloc_with(size, flags);
+        }
+        let classes = &self.heap.core.classes;
+        let aligned = classes
+            .class_of(size)
+            .and_then(|first| (first..classes.len()).find(|&c| classes.slot_size(c) % align == 0));
+        match aligned {
+            Some(class) => {
+                if let Some(p) = self.local.bump(class) {
+                    if !flags.is_empty() {
+                        self.heap.core.set_flags(p, flags);
+                    }
+                    return Ok(ObjRef::from_heap_addr(p));
+                }
+                self.check_usable("allocate")?;
+                self.ensure_attached();
+                self.safepoint();
+                self.alloc_small(class, flags, size)
+            }
+            // Above the largest aligned class: a large object starts a page.
+            None => {
+                self.check_usable("allocate")?;
+                self.ensure_attached();
+                self.safepoint();
+                self.alloc_large(size.max(1), flags)
+            }
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn alloc_slow(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
+        self.check_usable("allocate")?;
         self.ensure_attached();
         self.safepoint();
         let stress = self.heap.core.config.stress;
         if stress > 0 {
             self.stress_count += 1;
             if self.stress_count % stress == 0 {
-                self.collect();
+                self.collect_for(GcReason::Stress);
             }
         }
         match self.heap.core.classes.class_of(size) {
@@ -232,9 +285,12 @@ impl<E: Embedder> Mutator<E> {
             match swept.value {
                 Acquired::Page(p) => self.local.set_page(class, p),
                 Acquired::Exhausted if core.has_unswept() => core.finish_sweeping().resume(),
-                _ if !collected => {
+                a if !collected => {
                     swept.panic.resume();
-                    self.collect();
+                    self.collect_for(match a {
+                        Acquired::Exhausted => GcReason::HeapLimit,
+                        _ => GcReason::Allocation,
+                    });
                     collected = true;
                     continue;
                 }
@@ -266,8 +322,11 @@ impl<E: Embedder> Mutator<E> {
                 Err(LargeFailure::Exhausted) if core.has_unswept() => {
                     core.finish_sweeping().resume()
                 }
-                Err(_) if !collected => {
-                    self.collect();
+                Err(f) if !collected => {
+                    self.collect_for(match f {
+                        LargeFailure::Exhausted => GcReason::HeapLimit,
+                        LargeFailure::NeedCollection => GcReason::Allocation,
+                    });
                     collected = true;
                 }
                 Err(_) => return Err(self.out_of_memory(size)),
@@ -286,20 +345,60 @@ impl<E: Embedder> Mutator<E> {
     /// collecting, waits for that collection instead. A panic from an
     /// embedder callback propagates from here once the heap is consistent
     /// again (see [`Embedder`]).
+    ///
+    /// # Panics
+    /// Inside a blocking region or a collector callback (use
+    /// [`Mutator::try_collect`] to get an error instead).
     pub fn collect(&mut self) {
+        if let Err(e) = self.try_collect() {
+            panic!("mosaic: {e}");
+        }
+    }
+
+    /// [`Mutator::collect`], refused with [`Error::Misuse`] inside a
+    /// blocking region or a collector callback.
+    pub fn try_collect(&mut self) -> Result<(), Error> {
+        self.check_usable("collect")?;
+        self.collect_for(GcReason::Explicit);
+        Ok(())
+    }
+
+    /// Refuses work this mutator cannot do now.
+    pub(super) fn check_usable(&self, what: &str) -> Result<(), Error> {
+        if self.in_blocking {
+            return Err(Error::Misuse(format!(
+                "cannot {what} inside a blocking region (call leave_blocking first)"
+            )));
+        }
+        if inside_callback() {
+            return Err(Error::Misuse(format!(
+                "cannot {what} inside a collector callback (trace, roots, on_free, an event listener or the finalizer notifier)"
+            )));
+        }
+        Ok(())
+    }
+
+    fn collect_for(&mut self, reason: GcReason) {
         self.ensure_attached();
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
         if h.world.stop(self.link.id) {
             let _resume = PauseGuard(&h.world);
             let tables = h.live_root_tables();
-            h.core.collect(&tables);
+            h.core.collect(&tables, reason);
+        }
+        // The world runs again: tell the embedder finalizers are waiting.
+        if h.core.finalizers.take_queued() {
+            h.notify_finalizers();
         }
     }
 
     /// Sweeps every page left unswept by the last collection (like Ruby's
     /// immediate sweep), so per-pool live and free counts are exact.
     pub fn finish_sweep(&mut self) {
+        if self.in_blocking || inside_callback() {
+            return;
+        }
         self.ensure_attached();
         self.heap.core.finish_sweeping().resume();
     }
@@ -307,7 +406,7 @@ impl<E: Embedder> Mutator<E> {
     /// Parks here if another thread wants to collect.
     #[inline]
     pub fn safepoint(&mut self) {
-        if self.heap.world.requested() {
+        if self.heap.world.requested() && !self.in_blocking {
             self.park();
         }
     }
@@ -324,13 +423,54 @@ impl<E: Embedder> Mutator<E> {
     /// without waiting for this one. `f` must not touch heap objects (it may
     /// read and write root handles).
     pub fn blocking<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        if self.in_blocking {
+            return f();
+        }
+        self.detach_for_blocking();
+        let h = &*self.heap;
+        let _reattach = Reattach(&h.world, self.link.id, &self.link.roots);
+        f()
+    }
+
+    /// Enters a blocking region, for code that blocks where a closure does
+    /// not fit (the C API's `mosaic_blocking_enter`). Until
+    /// [`Mutator::leave_blocking`], other threads collect without waiting
+    /// for this one, and this mutator refuses to allocate or collect
+    /// ([`Error::Misuse`]); the code in between must not touch heap
+    /// objects, nor push scope slots. Entering twice is refused.
+    pub fn enter_blocking(&mut self) -> Result<(), Error> {
+        if self.in_blocking {
+            return Err(Error::Misuse("already inside a blocking region".into()));
+        }
+        self.detach_for_blocking();
+        self.in_blocking = true;
+        Ok(())
+    }
+
+    /// Leaves the blocking region entered by [`Mutator::enter_blocking`]
+    /// (waiting for a collection in progress to end). Refused outside one.
+    pub fn leave_blocking(&mut self) -> Result<(), Error> {
+        if !self.in_blocking {
+            return Err(Error::Misuse(
+                "leave_blocking without enter_blocking".into(),
+            ));
+        }
+        self.in_blocking = false;
+        drop(Reattach(&self.heap.world, self.link.id, &self.link.roots));
+        Ok(())
+    }
+
+    /// Whether the mutator is inside `enter_blocking` .. `leave_blocking`.
+    pub fn is_blocking(&self) -> bool {
+        self.in_blocking
+    }
+
+    fn detach_for_blocking(&mut self) {
         self.ensure_attached();
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
         self.link.roots.set_owner_attached(false);
         h.world.detach(self.link.id, Detached::Blocking);
-        let _reattach = Reattach(&h.world, self.link.id, &self.link.roots);
-        f()
     }
 
     /// A handle keeping `obj` alive. Fails if `obj` is not an object of this heap.
@@ -353,7 +493,7 @@ impl<E: Embedder> Drop for Mutator<E> {
         sched::release_mutator(&link);
         let h = &*self.heap;
         self.local.flush(&h.core.table, &h.core.pools);
-        self.link.roots.set_owner_attached(false);
+        self.link.roots.owner_dropped();
         h.world.unregister(self.link.id);
     }
 }

@@ -24,8 +24,19 @@ pub struct Stats {
     pub pauses: Distribution,
     /// Every lazy sweep step an allocation took.
     pub sweep_steps: Distribution,
-    /// Objects marked by the last collection (the live objects it found).
+    /// Objects marked by the last collection (the live objects it found,
+    /// plus those kept for their finalizers).
     pub last_marked: u64,
+    /// Their bytes (slot sizes; a large object's requested size).
+    pub last_marked_bytes: u64,
+    /// Weak handles alive, weak slots registered, ephemerons not yet
+    /// reclaimed.
+    pub weak_handles: usize,
+    pub weak_slots: usize,
+    pub ephemerons: usize,
+    /// Finalizers registered (not yet queued), and queued but not run.
+    pub finalizers_registered: usize,
+    pub finalizers_pending: usize,
     /// One entry per size pool.
     pub pools: Vec<PoolStats>,
     pub large: LargeStats,
@@ -106,6 +117,12 @@ impl Stats {
             pauses: GcCounters::distribution(&c.pauses),
             sweep_steps: GcCounters::distribution(&c.sweep_steps),
             last_marked: c.last_marked.load(Relaxed),
+            last_marked_bytes: c.last_marked_bytes.load(Relaxed),
+            weak_handles: core.weak.handle_count(),
+            weak_slots: core.weak.slot_count(),
+            ephemerons: core.ephemerons.len(),
+            finalizers_registered: core.finalizers.registered(),
+            finalizers_pending: core.finalizers.pending(),
             pools,
             large: core.large.stats(&core.table),
             committed_bytes: core.resource.committed_pages() * PAGE_SIZE,

@@ -47,3 +47,29 @@ impl PanicSlot {
         }
     }
 }
+
+thread_local! {
+    /// Embedder callbacks running on this thread (nesting depth).
+    static IN_CALLBACK: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` marked as a collector callback: allocating, collecting or
+/// running finalizers from the same thread is refused meanwhile.
+pub fn in_callback<R>(f: impl FnOnce() -> R) -> R {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            IN_CALLBACK.with(|c| c.set(c.get() - 1));
+        }
+    }
+    IN_CALLBACK.with(|c| c.set(c.get() + 1));
+    let _leave = Leave;
+    f()
+}
+
+/// Whether the calling thread is inside a collector callback (`trace`,
+/// `roots`, `mutator_roots`, `on_free`, an event listener, the finalizer
+/// notifier) or a pause.
+pub fn inside_callback() -> bool {
+    IN_CALLBACK.with(|c| c.get() != 0)
+}

@@ -5,11 +5,15 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::callbacks::PanicSlot;
+use super::callbacks::{in_callback, PanicSlot};
+use super::closure;
 use super::counters::GcCounters;
-use super::mark::Marker;
+use super::ephemeron::Ephemerons;
+use super::events::{Events, GcEvent, GcReason};
+use super::finalize::Finalizers;
 use super::roots::RootTable;
 use super::verify::verify;
+use super::weak::WeakRefs;
 use crate::config::Config;
 use crate::embedder::Embedder;
 use crate::error::Error;
@@ -29,6 +33,10 @@ pub struct HeapCore<E: Embedder> {
     pub pools: Box<[SizePool]>,
     pub embedder: E,
     pub counters: GcCounters,
+    pub weak: WeakRefs,
+    pub ephemerons: Ephemerons,
+    pub finalizers: Finalizers,
+    pub events: Events,
     large_budget: AtomicU64,
     sweep_cursor: AtomicUsize,
     /// Dirty free pages worth keeping committed, set when a pool finishes a
@@ -60,7 +68,7 @@ impl<E: Embedder> HeapCore<E> {
         let pools = (0..classes.len())
             .map(|i| SizePool::new(i, classes.slot_size(i), &policy))
             .collect();
-        Ok(HeapCore {
+        let core = HeapCore {
             large_budget: AtomicU64::new(config.large_initial as u64),
             config,
             policy,
@@ -71,9 +79,25 @@ impl<E: Embedder> HeapCore<E> {
             pools,
             embedder,
             counters: GcCounters::default(),
+            weak: WeakRefs::default(),
+            ephemerons: Ephemerons::default(),
+            finalizers: Finalizers::default(),
+            events: Events::default(),
             sweep_cursor: AtomicUsize::new(0),
             trim_keep: AtomicUsize::new(usize::MAX),
-        })
+        };
+        // No listener yet: this only records the initial size target.
+        core.events
+            .size_target(&mut PanicSlot::default(), core.size_target());
+        Ok(core)
+    }
+
+    /// The heap's size target: the bytes the pools and the large space may
+    /// use before the next collection, at most the maximum heap.
+    pub fn size_target(&self) -> usize {
+        let pools: usize = self.pools.iter().map(|p| p.budget_pages()).sum();
+        let bytes = pools * PAGE_SIZE + self.large_budget.load(Relaxed) as usize;
+        bytes.min(self.max_heap())
     }
 
     /// Runs `f` with a sweep context; afterwards releases buffered pages,
@@ -85,7 +109,7 @@ impl<E: Embedder> HeapCore<E> {
         let mut release = ReleaseBuffer::default();
         let mut panic = PanicSlot::default();
         let mut on_free = |a: usize| {
-            panic.call(|| self.embedder.on_free(ObjRef::from_addr(a)));
+            panic.call(|| in_callback(|| self.embedder.on_free(ObjRef::from_addr(a))));
         };
         let mut cx = SweepCtx {
             table: &self.table,
@@ -101,6 +125,7 @@ impl<E: Embedder> HeapCore<E> {
         release.flush(&self.resource);
         if finished {
             self.update_trim_target();
+            self.events.size_target(&mut panic, self.size_target());
         }
         self.trim_step(TRIM_PAGES_PER_STEP);
         Swept {
@@ -163,32 +188,35 @@ impl<E: Embedder> HeapCore<E> {
     /// allocation context flushed. `handles` are the root tables to scan.
     ///
     /// A panic from `trace` or `roots` abandons the collection with no mark
-    /// bit left set; a panic from `on_free` is resumed once the pause's
-    /// bookkeeping is complete (see `callbacks.rs`).
-    pub fn collect(&self, handles: &[Arc<RootTable>]) {
+    /// bit left set; a panic from `on_free` or the event listener is resumed
+    /// once the pause's bookkeeping is complete (see `callbacks.rs`).
+    pub fn collect(&self, handles: &[Arc<RootTable>], reason: GcReason) {
+        in_callback(|| self.pause(handles, reason))
+    }
+
+    fn pause(&self, handles: &[Arc<RootTable>], reason: GcReason) {
         let start = Instant::now();
+        let number = self.counters.collections.load(Relaxed) + 1;
         let mut panics = self.finish_sweeping();
+        self.events.emit(&mut panics, || GcEvent::CollectionStart {
+            number,
+            reason,
+            heap_bytes: self.resource.committed_pages() * PAGE_SIZE,
+        });
 
         let marking = catch_unwind(AssertUnwindSafe(|| {
-            let mark_start = Instant::now();
-            let mut marker = Marker::new(&self.table);
-            RootTable::scan_all(handles, &mut marker);
-            self.embedder.roots(&mut marker);
-            marker.drain(&self.embedder);
-            let marked = marker.marked;
-            let mark_time = mark_start.elapsed();
+            let marked = closure::mark(self, handles);
             let verdict = if self.config.verify {
-                verify(&self.table, &self.embedder, marked, |v| {
-                    RootTable::scan_all(handles, v);
-                    self.embedder.roots(v);
+                verify(&self.table, &self.embedder, marked.objects, |v| {
+                    closure::scan_roots(self, handles, v)
                 })
                 .err()
             } else {
                 None
             };
-            (marked, mark_time, verdict)
+            (marked, verdict)
         }));
-        let (marked, mark_time, verdict) = match marking {
+        let (marked, verdict) = match marking {
             Ok(r) => r,
             Err(p) => {
                 self.clear_marks();
@@ -197,6 +225,12 @@ impl<E: Embedder> HeapCore<E> {
                 unreachable!("a caught panic resumes");
             }
         };
+        self.events.emit(&mut panics, || GcEvent::MarkEnd {
+            number,
+            marked_objects: marked.objects as u64,
+            marked_bytes: marked.bytes as u64,
+            mark_time: marked.time,
+        });
 
         let sweep_start = Instant::now();
         let mut large_panic = PanicSlot::default();
@@ -219,9 +253,24 @@ impl<E: Embedder> HeapCore<E> {
         self.counters.collections.fetch_add(1, Relaxed);
         self.counters
             .mark_ns
-            .fetch_add(mark_time.as_nanos() as u64, Relaxed);
-        self.counters.last_marked.store(marked as u64, Relaxed);
-        self.counters.record_pause(start.elapsed());
+            .fetch_add(marked.time.as_nanos() as u64, Relaxed);
+        self.counters
+            .last_marked
+            .store(marked.objects as u64, Relaxed);
+        self.counters
+            .last_marked_bytes
+            .store(marked.bytes as u64, Relaxed);
+        self.events.size_target(&mut panics, self.size_target());
+        let pause = start.elapsed();
+        self.counters.record_pause(pause);
+        self.events.emit(&mut panics, || GcEvent::CollectionEnd {
+            number,
+            reason,
+            live_bytes: marked.bytes as u64,
+            heap_bytes: self.resource.committed_pages() * PAGE_SIZE,
+            pause,
+            finalizers_queued: marked.finalizers,
+        });
         // The pause completed, so the heap stays consistent; now report.
         if let Some(e) = verdict {
             panic!("mosaic verify: {e}");

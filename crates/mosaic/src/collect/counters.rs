@@ -12,6 +12,7 @@ pub struct GcCounters {
     pub mark_ns: AtomicU64,
     pub sweep_ns: AtomicU64,
     pub last_marked: AtomicU64,
+    pub last_marked_bytes: AtomicU64,
     /// Every stop-the-world pause, in nanoseconds.
     pub pauses: Mutex<Histogram<u64>>,
     /// Every lazy sweep step taken in an allocation slow path, in nanoseconds.
@@ -39,6 +40,7 @@ impl Default for GcCounters {
             mark_ns: AtomicU64::new(0),
             sweep_ns: AtomicU64::new(0),
             last_marked: AtomicU64::new(0),
+            last_marked_bytes: AtomicU64::new(0),
             pauses: h(),
             sweep_steps: h(),
         }

@@ -15,14 +15,21 @@ use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
 use crate::space::{PageKind, PageTable, PAGE_MASK, PAGE_SHIFT};
 
-/// The marker: a mark stack and a count.
-pub struct Marker<'h> {
+/// The marker: a mark stack and counts. A *watching* marker (`WATCH`)
+/// also lists every object it newly marks, so that ephemerons and
+/// finalization can react to objects becoming reachable (`weakness.rs`);
+/// the plain marker, used for the strong closure, pays nothing for it.
+pub struct Marker<'h, const WATCH: bool = false> {
     table: &'h PageTable,
     base: usize,
     capacity: usize,
     stack: Vec<usize>,
     /// Objects marked so far.
     pub marked: usize,
+    /// Bytes of the objects marked so far (slot sizes, large object sizes).
+    pub marked_bytes: usize,
+    /// Watching marker: objects marked since the list was last taken.
+    pub newly: Vec<usize>,
 }
 
 impl<'h> Marker<'h> {
@@ -33,7 +40,30 @@ impl<'h> Marker<'h> {
             capacity: table.capacity(),
             stack: Vec::with_capacity(4096),
             marked: 0,
+            marked_bytes: 0,
+            newly: Vec::new(),
         }
+    }
+
+    /// The same marker, now listing what it newly marks.
+    pub fn watching(self) -> Marker<'h, true> {
+        Marker {
+            table: self.table,
+            base: self.base,
+            capacity: self.capacity,
+            stack: self.stack,
+            marked: self.marked,
+            marked_bytes: self.marked_bytes,
+            newly: self.newly,
+        }
+    }
+}
+
+impl<'h, const WATCH: bool> Marker<'h, WATCH> {
+    /// Marks the object at (or containing) `addr` and queues it for
+    /// tracing, as if a slot held `addr`.
+    pub fn mark_addr(&mut self, addr: usize) {
+        self.mark(addr);
     }
 
     /// Marks the object `addr` points into, if it is allocated and unmarked,
@@ -46,22 +76,25 @@ impl<'h> Marker<'h> {
         }
         let page = off >> PAGE_SHIFT;
         let d = self.table.desc(page);
-        let (d, slot, start) = match d.kind() {
+        let (d, slot, start, size) = match d.kind() {
             PageKind::Small => {
                 let slot = d.slot_of_offset(off & PAGE_MASK);
                 if slot >= d.slot_count() {
                     return;
                 }
+                let size = d.slot_size();
                 (
                     d,
                     slot,
-                    self.base + (page << PAGE_SHIFT) + slot * d.slot_size(),
+                    self.base + (page << PAGE_SHIFT) + slot * size,
+                    size,
                 )
             }
-            PageKind::LargeHead => (d, 0, self.base + (page << PAGE_SHIFT)),
+            PageKind::LargeHead => (d, 0, self.base + (page << PAGE_SHIFT), d.large_size()),
             PageKind::LargeTail => {
-                let head = d.span();
-                (self.table.desc(head), 0, self.base + (head << PAGE_SHIFT))
+                let head = self.table.desc(d.span());
+                let start = self.base + (d.span() << PAGE_SHIFT);
+                (head, 0, start, head.large_size())
             }
             PageKind::Free => return,
         };
@@ -69,6 +102,10 @@ impl<'h> Marker<'h> {
             return;
         }
         self.marked += 1;
+        self.marked_bytes += size;
+        if WATCH {
+            self.newly.push(start);
+        }
         if !d.no_pointers.get(slot) {
             self.stack.push(start);
         }
@@ -110,7 +147,7 @@ fn prefetch(addr: usize) {
     let _ = addr;
 }
 
-impl Tracer for Marker<'_> {
+impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
     #[inline(always)]
     fn visit(&mut self, slot: &mut *mut u8) {
         self.mark(*slot as usize);

@@ -7,20 +7,38 @@
 //! | `verify.rs` | verify mode's independent walk and its diagnostics |
 //! | `roots.rs` | root handles for Rust embedders |
 //! | `counters.rs` | timing and pause histograms |
-//! | `callbacks.rs` | embedder callbacks that panic: the heap is made consistent, then the panic continues |
+//! | `callbacks.rs` | embedder callbacks that panic: the heap is made consistent, then the panic continues; the "inside a callback" flag |
+//! | `closure.rs` | the marking of one collection: strong closure, ephemerons, short weak, finalizer choice, long weak |
+//! | `handles.rs` | chunked handle words shared by strong and weak handles |
+//! | `weak.rs` | weak handles (`WeakRoot`) and registered weak slots, short and long |
+//! | `ephemeron.rs` | ephemeron objects and their linear fixed point |
+//! | `finalize.rs` | finalizer registrations, ordered and unordered choice, the ready queue |
+//! | `events.rs` | GC events and the listener |
 //!
 //! A pause: finish sweeping the previous cycle (so every alloc bit is exact)
-//! → mark from handles and the embedder's roots → verify (if asked) → sweep
+//! → mark (`closure.rs`: strong roots, then the weak semantics) → verify (if asked) → sweep
 //! large objects eagerly → every pool's pages become unswept → (eager mode:
 //! sweep them now). Mutators then sweep lazily as they allocate.
 
 mod callbacks;
+mod closure;
 mod core;
 mod counters;
+mod ephemeron;
+mod events;
+mod finalize;
+mod handles;
 mod mark;
 mod roots;
 mod verify;
+mod weak;
 
 pub use self::core::{HeapCore, LargeFailure};
+pub use callbacks::{in_callback, inside_callback};
 pub use counters::{Distribution, GcCounters};
+pub use ephemeron::EPHEMERON_SIZE;
+pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};
+pub use events::{GcEvent, GcReason};
+pub use finalize::FinalizerOrder;
 pub use roots::{Root, RootTable};
+pub use weak::{SlotError, WeakKind, WeakRoot};

@@ -1,9 +1,13 @@
 //! Root handles: an easy way for Rust code to keep objects alive.
 //!
-//! Each mutator owns a [`RootTable`]: fixed-size chunks of atomic words that
-//! never move, so a [`Root`] keeps a pointer to its word and reads it without
-//! a lock. Creating and dropping a root takes the table's lock (uncontended:
-//! only the owner and a collector during a pause use it).
+//! Each mutator owns a [`RootTable`]: handle words (`handles.rs`) that never
+//! move, so a [`Root`] keeps a pointer to its word and reads it without a
+//! lock. Creating and dropping a root takes the table's lock (uncontended:
+//! only the owner and a collector during a pause use it). The table also
+//! holds the mutator's *scope*, a LIFO stack of root-slot addresses pushed
+//! and popped without a lock (cheap precise roots for C locals), and the
+//! embedder's data pointer for the mutator, handed to
+//! `Embedder::mutator_roots` at each collection.
 //!
 //! Invariant: no write to a handle is ever lost or reverted, and no value a
 //! handle held during a collection is freed by it.
@@ -19,33 +23,41 @@
 //!   collector), with a compare-exchange.
 //! - Dropping a handle clears its word under the lock.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 
-use crate::embedder::Tracer;
+use super::handles::Words;
+use crate::embedder::{MutatorInfo, Tracer};
 use crate::object::ObjRef;
 
-const CHUNK: usize = 256;
-
-type Chunk = Box<[AtomicUsize; CHUNK]>;
-
-/// The root handles of one mutator.
+/// The roots of one mutator: its handles, its scope of root slots, and the
+/// data the embedder's `mutator_roots` callback receives for it.
 #[derive(Default)]
 pub struct RootTable {
-    inner: Mutex<Inner>,
+    inner: Mutex<Words>,
     /// The owner mutator is attached: it alone writes the handles, never
     /// during a pause. Read and written only by the owner's thread.
     owner_attached: AtomicBool,
+    /// The owner mutator exists (not dropped): its scope and data are scanned.
+    owner_alive: AtomicBool,
+    /// The owner's id, for `MutatorInfo`.
+    id: AtomicUsize,
+    /// The embedder's pointer for this mutator (`Mutator::set_data`).
+    data: AtomicPtr<()>,
+    /// Addresses of root slots pushed by the owner (a LIFO scope). Written
+    /// only by the owner while attached; read by the collector in a pause,
+    /// when the owner is parked (or detached, and then not using it).
+    scope: UnsafeCell<Vec<usize>>,
 }
 
-#[derive(Default)]
-struct Inner {
-    chunks: Vec<Chunk>,
-    free: Vec<u32>,
-    used: usize,
-}
+// SAFETY: `scope` is the only non-Sync field. It is written only by the
+// owner thread while attached and read only by the collector while the
+// owner is parked or detached (see the field's comment), so the two never
+// overlap; the world's handshake orders them.
+unsafe impl Sync for RootTable {}
 
 /// A handle that keeps one object (or nothing) alive until dropped.
 /// Not `Send`: it belongs to the thread of the mutator that made it.
@@ -56,29 +68,23 @@ pub struct Root {
 }
 
 impl RootTable {
+    /// The table of a new mutator.
+    pub fn for_mutator(id: usize) -> Arc<Self> {
+        let t = RootTable::default();
+        t.id.store(id, Relaxed);
+        t.owner_alive.store(true, Relaxed);
+        // SAFETY: the table is not shared yet.
+        unsafe { (*t.scope.get()).reserve(256) };
+        Arc::new(t)
+    }
+
     /// A new handle holding `value` (0 for none).
     pub fn make(self: &Arc<Self>, value: usize) -> Root {
-        let mut inner = self.inner.lock();
-        let index = match inner.free.pop() {
-            Some(i) => i as usize,
-            None => {
-                let i = inner.chunks.len() * CHUNK;
-                inner
-                    .chunks
-                    .push(Box::new(std::array::from_fn(|_| AtomicUsize::new(0))));
-                inner.free.extend((i as u32 + 1..(i + CHUNK) as u32).rev());
-                i
-            }
-        };
-        inner.used += 1;
-        let word: *const AtomicUsize = &inner.chunks[index / CHUNK][index % CHUNK];
-        // SAFETY: `word` points into a boxed chunk that lives as long as the
-        // table, which the returned Root keeps alive through its Arc.
-        unsafe { (*word).store(value, Relaxed) };
+        let (word, index) = self.inner.lock().take(value);
         Root {
             table: self.clone(),
             word,
-            index: index as u32,
+            index,
         }
     }
 
@@ -88,38 +94,96 @@ impl RootTable {
         self.owner_attached.store(attached, Relaxed);
     }
 
+    /// The owner mutator is dropped: only its handles remain.
+    pub fn owner_dropped(&self) {
+        self.set_owner_attached(false);
+        self.owner_alive.store(false, Relaxed);
+        self.clear_scope();
+    }
+
+    /// The embedder's data pointer for the owner mutator.
+    pub fn set_data(&self, data: *mut ()) {
+        self.data.store(data, Relaxed);
+    }
+
+    pub fn data(&self) -> *mut () {
+        self.data.load(Relaxed)
+    }
+
+    /// The owner's scope of root slots. Only the owner thread, attached.
+    #[allow(clippy::mut_from_ref)]
+    #[inline(always)]
+    pub fn scope_mut(&self) -> &mut Vec<usize> {
+        // SAFETY: only the owner calls this, while attached, and never
+        // holds the reference across a safepoint; the collector reads the
+        // scope only while the owner is parked or detached.
+        unsafe { &mut *self.scope.get() }
+    }
+
+    /// Forgets every scope slot (the owner thread exited: its frames are gone).
+    pub fn clear_scope(&self) {
+        self.scope_mut().clear();
+    }
+
     /// Visits every non-empty handle of every table, holding all their locks
-    /// for the whole scan so that no detached write can interleave with it.
-    pub fn scan_all<T: Tracer>(tables: &[Arc<RootTable>], tracer: &mut T) {
-        let guards: Vec<MutexGuard<'_, Inner>> = tables.iter().map(|t| t.inner.lock()).collect();
-        for inner in &guards {
-            visit_words(inner, tracer);
+    /// for the whole scan so that no detached write can interleave with it;
+    /// then each live mutator's scope slots and its `mutator_roots`.
+    pub fn scan_all<T: Tracer>(
+        tables: &[Arc<RootTable>],
+        tracer: &mut T,
+        mut mutator_roots: impl FnMut(&MutatorInfo, &mut T),
+    ) {
+        {
+            let guards: Vec<MutexGuard<'_, Words>> =
+                tables.iter().map(|t| t.inner.lock()).collect();
+            for words in &guards {
+                visit_words(words, tracer);
+            }
+        }
+        for t in tables {
+            if !t.owner_alive.load(Relaxed) {
+                continue;
+            }
+            // SAFETY: we are the collector in a pause (see `scope`).
+            let scope = unsafe { &*t.scope.get() };
+            for &slot in scope {
+                // SAFETY: the owner pushed the address of a live, writable
+                // pointer slot and keeps it valid until it pops it (the
+                // contract of `Mutator::scope_push`).
+                tracer.visit(unsafe { &mut *(slot as *mut *mut u8) });
+            }
+            let info = MutatorInfo {
+                id: t.id.load(Relaxed) as u64,
+                data: t.data(),
+            };
+            mutator_roots(&info, tracer);
         }
     }
 
     /// Handles currently alive.
     pub fn len(&self) -> usize {
-        self.inner.lock().used
+        self.inner.lock().used()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Whether the collector still needs this table.
+    pub fn in_use(self: &Arc<Self>) -> bool {
+        Arc::strong_count(self) > 1 || !self.is_empty()
+    }
 }
 
-fn visit_words<T: Tracer>(inner: &Inner, tracer: &mut T) {
-    for chunk in &inner.chunks {
-        for w in chunk.iter() {
-            let v = w.load(Relaxed);
-            if v != 0 {
-                let mut p = v as *mut u8;
-                tracer.visit(&mut p);
-                if p as usize != v {
-                    // Only a moving collector changes a root; a concurrent
-                    // write (impossible while we hold the lock) would win.
-                    let _ = w.compare_exchange(v, p as usize, Relaxed, Relaxed);
-                }
-            }
+fn visit_words<T: Tracer>(words: &Words, tracer: &mut T) {
+    for w in words.nonzero() {
+        let v = w.load(Relaxed);
+        let mut p = v as *mut u8;
+        tracer.visit(&mut p);
+        if p as usize != v {
+            // Only a moving collector changes a root; a concurrent
+            // write (impossible while we hold the lock) would win.
+            let _ = w.compare_exchange(v, p as usize, Relaxed, Relaxed);
         }
     }
 }
@@ -156,10 +220,7 @@ impl Root {
 
 impl Drop for Root {
     fn drop(&mut self) {
-        let mut inner = self.table.inner.lock();
-        self.word().store(0, Relaxed);
-        inner.free.push(self.index);
-        inner.used -= 1;
+        self.table.inner.lock().give_back(self.index);
     }
 }
 
@@ -188,7 +249,7 @@ mod tests {
         let empty = t.make(0);
         assert_eq!(t.len(), 301);
         let mut c = Collect(vec![]);
-        RootTable::scan_all(std::slice::from_ref(&t), &mut c);
+        RootTable::scan_all(std::slice::from_ref(&t), &mut c, |_, _| {});
         assert_eq!(c.0, (1..=300).map(|i| i * 16).collect::<Vec<_>>());
         assert_eq!(
             roots[0].get().unwrap().addr(),
@@ -201,7 +262,7 @@ mod tests {
         let again = t.make(48);
         assert_eq!(again.get().unwrap().addr(), 48);
         let mut c = Collect(vec![]);
-        RootTable::scan_all(std::slice::from_ref(&t), &mut c);
+        RootTable::scan_all(std::slice::from_ref(&t), &mut c, |_, _| {});
         assert_eq!(c.0, vec![48]);
     }
 
@@ -237,11 +298,15 @@ mod tests {
             scanned_rx.recv().unwrap();
             let value = r.get().map(|o| o.addr());
             let mut c = Collect(vec![]);
-            RootTable::scan_all(std::slice::from_ref(&t2), &mut c);
+            RootTable::scan_all(std::slice::from_ref(&t2), &mut c, |_, _| {});
             (value, t2.len(), c.0)
         });
         made_rx.recv().unwrap();
-        RootTable::scan_all(std::slice::from_ref(&t), &mut Slow(Some(in_scan_tx)));
+        RootTable::scan_all(
+            std::slice::from_ref(&t),
+            &mut Slow(Some(in_scan_tx)),
+            |_, _| {},
+        );
         scanned_tx.send(()).unwrap();
         let (value, live, words) = writer.join().unwrap();
         assert_eq!(value, Some(32), "the write made during the scan stands");

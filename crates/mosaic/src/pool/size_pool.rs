@@ -294,6 +294,11 @@ impl SizePool {
         st.budget.saturating_sub(held).min(held)
     }
 
+    /// Pages the pool may hold before it asks for a collection.
+    pub fn budget_pages(&self) -> usize {
+        self.state.lock().budget
+    }
+
     /// Every page of the pool (swept or not).
     pub fn pages(&self) -> Vec<usize> {
         let st = self.state.lock();

@@ -36,6 +36,20 @@ pub enum Located {
     Large { head: usize, start: usize },
 }
 
+/// What a collection knows of an address after marking (pause only: every
+/// alloc bit is exact then).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkState {
+    /// Outside the heap: never collected, always treated as live.
+    Outside,
+    /// Inside the heap but in no allocated object.
+    NotObject,
+    /// Inside the allocated object starting at `start`, which is marked.
+    Marked(usize),
+    /// Inside the allocated object starting at `start`, which is not marked.
+    Unmarked(usize),
+}
+
 impl PageTable {
     /// Reserves a heap of `npages` pages and its descriptor table.
     pub fn new(npages: usize) -> io::Result<Self> {
@@ -115,6 +129,36 @@ impl PageTable {
                 }
             }
             PageKind::Free => Located::FreePage,
+        }
+    }
+
+    /// Whether the object `addr` points into (interior pointers included)
+    /// is allocated and marked. Meaningful in a pause, after marking.
+    pub fn mark_state(&self, addr: usize) -> MarkState {
+        let (d, slot, start) = match self.locate(addr) {
+            Located::Outside => return MarkState::Outside,
+            Located::FreePage | Located::PageTail => return MarkState::NotObject,
+            Located::Small { page, slot, start } => (self.desc(page), slot, start),
+            Located::Large { head, start } => (self.desc(head), 0, start),
+        };
+        if !d.alloc.get(slot) {
+            MarkState::NotObject
+        } else if d.mark.get(slot) {
+            MarkState::Marked(start)
+        } else {
+            MarkState::Unmarked(start)
+        }
+    }
+
+    /// The start of the live object containing `addr` (interior addresses
+    /// included), if any. Like [`PageTable::object_at`], safe outside a pause.
+    pub fn object_containing(&self, addr: usize) -> Option<usize> {
+        match self.locate(addr) {
+            Located::Small { page, slot, start } if self.desc(page).slot_is_live(slot) => {
+                Some(start)
+            }
+            Located::Large { head, start } if self.desc(head).alloc.get(0) => Some(start),
+            _ => None,
         }
     }
 

@@ -1,0 +1,194 @@
+//! Finalizers as the embedder sees them: registering, running the ready
+//! ones, being told when some are ready, and the optional finalizer thread.
+//! The choice of what to finalize is `collect/finalize.rs`.
+
+use std::sync::{Arc, Weak};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::collect::{in_callback, FinalizerOrder};
+use crate::embedder::Embedder;
+use crate::error::Error;
+use crate::object::ObjRef;
+
+use super::heap::{Heap, HeapInner};
+use super::mutator::Mutator;
+
+/// A finalizer: runs once, on a thread with a mutator, with the object.
+type FinalizerFn<E> = Box<dyn FnOnce(&mut Mutator<E>, ObjRef) + Send>;
+
+/// The finalizer notifier.
+pub(crate) type Notifier = Arc<dyn Fn() + Send + Sync>;
+
+/// Wakes the finalizer thread.
+#[derive(Default)]
+pub(crate) struct FinalizerSignal {
+    /// (finalizers pending, heap gone)
+    state: Mutex<(bool, bool)>,
+    cv: Condvar,
+}
+
+impl FinalizerSignal {
+    fn raise(&self, stop: bool) {
+        let mut s = self.state.lock();
+        s.0 = true;
+        s.1 |= stop;
+        self.cv.notify_one();
+    }
+
+    /// Waits for work; false once the heap is gone.
+    fn wait(&self) -> bool {
+        let mut s = self.state.lock();
+        while !s.0 {
+            self.cv.wait(&mut s);
+        }
+        s.0 = false;
+        !s.1
+    }
+}
+
+impl<E: Embedder> Mutator<E> {
+    /// Registers a finalizer for `obj`: when `obj` becomes unreachable it is
+    /// kept alive, with everything it references, until `f` has run once
+    /// (see [`FinalizerOrder`] for objects that reach each other); a later
+    /// collection then reclaims it, unless `f` made it reachable again.
+    ///
+    /// `f` never runs inside a pause or an allocation: collections queue
+    /// ready finalizers, and they run in [`Mutator::run_finalizers`] (or on
+    /// the thread of [`Heap::start_finalizer_thread`]), given that thread's
+    /// mutator, so they may allocate and use heap objects. Finalizers still
+    /// registered or queued when the heap is dropped never run (`on_free`
+    /// still does). Refused if `obj` is not an object of this heap or
+    /// already has a finalizer.
+    pub fn register_finalizer(
+        &self,
+        obj: ObjRef,
+        order: FinalizerOrder,
+        f: impl FnOnce(&mut Mutator<E>, ObjRef) + Send + 'static,
+    ) -> Result<(), Error> {
+        let core = &self.heap.core;
+        let obj = core.check_object(obj.addr())?;
+        let f: FinalizerFn<E> = Box::new(f);
+        core.finalizers
+            .register(obj.addr(), order, Box::new(f))
+            .map_err(|_| Error::AlreadyRegistered {
+                addr: obj.addr(),
+                what: "finalizer",
+            })
+    }
+
+    /// Removes `obj`'s finalizer if it has not been queued yet; whether it
+    /// had one.
+    pub fn unregister_finalizer(&self, obj: ObjRef) -> bool {
+        self.heap.core.finalizers.unregister(obj.addr())
+    }
+
+    /// Runs every queued finalizer on this thread (oldest first, including
+    /// those queued by collections the finalizers cause); returns how many
+    /// ran. Refused inside a collector callback or a blocking region. A
+    /// panicking finalizer propagates; the ones after it stay queued.
+    pub fn run_finalizers(&mut self) -> Result<usize, Error> {
+        self.check_usable("run finalizers")?;
+        self.ensure_attached();
+        let mut n = 0;
+        loop {
+            self.safepoint();
+            let core = &self.heap.core;
+            // Popping and rooting happen with no safepoint in between, so no
+            // collection can see the object unrooted.
+            let Some((addr, payload)) = core.finalizers.pop_ready() else {
+                return Ok(n);
+            };
+            let root = self.link.roots.make(addr);
+            let f = payload
+                .downcast::<FinalizerFn<E>>()
+                .expect("a finalizer payload is a FinalizerFn");
+            let obj = root.get().expect("a rooted finalizable object");
+            n += 1;
+            f(self, obj);
+            drop(root);
+        }
+    }
+}
+
+impl<E: Embedder> Heap<E> {
+    /// Finalizers queued and not run yet.
+    pub fn pending_finalizers(&self) -> usize {
+        self.inner.core.finalizers.pending()
+    }
+
+    /// Objects with a finalizer registered and not yet queued.
+    pub fn registered_finalizers(&self) -> usize {
+        self.inner.core.finalizers.registered()
+    }
+
+    /// Sets the function called when a collection has queued finalizers:
+    /// on the collecting thread, after the world resumed (possibly inside
+    /// the allocation that collected). It should only signal (a flag, a
+    /// condition variable): it must not allocate, collect or run the
+    /// finalizers itself. `None` removes it.
+    pub fn set_finalizer_notifier(&self, f: Option<Box<dyn Fn() + Send + Sync>>) {
+        *self.inner.notifier.lock() = f.map(Notifier::from);
+    }
+
+    /// Starts a thread (`mosaic-finalizer`) that runs finalizers whenever a
+    /// collection queues some, with its own mutator. It stops when the
+    /// heap is dropped (it does not keep the heap alive while idle).
+    /// Refused if already started.
+    pub fn start_finalizer_thread(&self) -> Result<(), Error> {
+        let mut slot = self.inner.finalizer_thread.lock();
+        if slot.is_some() {
+            return Err(Error::Misuse(
+                "the finalizer thread is already running".into(),
+            ));
+        }
+        let signal = Arc::new(FinalizerSignal::default());
+        let weak: Weak<HeapInner<E>> = Arc::downgrade(&self.inner);
+        let s = signal.clone();
+        std::thread::Builder::new()
+            .name("mosaic-finalizer".into())
+            .spawn(move || finalizer_thread(weak, &s))
+            .map_err(|e| Error::Misuse(format!("cannot start the finalizer thread: {e}")))?;
+        *slot = Some(signal);
+        // Finalizers queued before the thread existed run now.
+        if self.pending_finalizers() > 0 {
+            self.inner.notify_finalizers();
+        }
+        Ok(())
+    }
+}
+
+fn finalizer_thread<E: Embedder>(heap: Weak<HeapInner<E>>, signal: &FinalizerSignal) {
+    while signal.wait() {
+        let Some(inner) = heap.upgrade() else { return };
+        let heap = Heap { inner };
+        let Ok(mut m) = heap.mutator() else { return };
+        // A panicking finalizer is reported like any thread's panic and
+        // does not stop the others.
+        while let Err(p) =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.run_finalizers()))
+        {
+            drop(p);
+        }
+    }
+}
+
+impl<E: Embedder> HeapInner<E> {
+    /// Collections queued finalizers: call the notifier, wake the thread.
+    pub(crate) fn notify_finalizers(&self) {
+        if let Some(signal) = &*self.finalizer_thread.lock() {
+            signal.raise(false);
+        }
+        let notifier = self.notifier.lock().clone();
+        if let Some(f) = notifier {
+            in_callback(|| f());
+        }
+    }
+
+    /// The heap goes away: the finalizer thread ends.
+    pub(crate) fn stop_finalizer_thread(&self) {
+        if let Some(signal) = self.finalizer_thread.lock().take() {
+            signal.raise(true);
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! What a mutator offers beyond allocation: weak handles, weak slots,
+//! ephemerons, its scope of root slots and its embedder data.
+
+use crate::collect::{
+    ephemeron_read, ephemeron_write, SlotError, WeakKind, WeakRoot, EPHEMERON_SIZE,
+};
+use crate::embedder::Embedder;
+use crate::error::Error;
+use crate::flags::AllocFlags;
+use crate::object::ObjRef;
+
+use super::heap::Heap;
+use super::mutator::Mutator;
+
+impl<E: Embedder> Mutator<E> {
+    /// A weak handle on `obj`: it does not keep `obj` alive, and reads
+    /// `None` once `obj` died (`kind` says when: see [`WeakKind`]). Fails
+    /// if `obj` is not an object of this heap.
+    pub fn weak_root(&self, obj: ObjRef, kind: WeakKind) -> Result<WeakRoot, Error> {
+        let core = &self.heap.core;
+        let obj = core.check_object(obj.addr())?;
+        Ok(core.weak.handle(obj.addr(), kind))
+    }
+
+    /// Registers a weak slot (a "disappearing link"): the pointer-sized,
+    /// aligned word at `slot`, inside a live object of this heap, is set to
+    /// null by the collector when the object it points to dies (`kind` says
+    /// when). The registration ends when the object holding the slot dies,
+    /// or with [`Mutator::unregister_weak_slot`]. Refused for a slot outside
+    /// the heap's live objects, a misaligned one, or one registered already.
+    ///
+    /// # Safety
+    /// While registered, the word at `slot` must hold null, a pointer into
+    /// the heap, or a pointer outside it, and the embedder must expect the
+    /// collector to overwrite it with null during any collection.
+    pub unsafe fn register_weak_slot(
+        &self,
+        slot: *mut *mut u8,
+        kind: WeakKind,
+    ) -> Result<(), Error> {
+        let core = &self.heap.core;
+        core.weak
+            .register_slot(&core.table, slot as usize, kind)
+            .map_err(|e| match e {
+                SlotError::AlreadyRegistered => Error::AlreadyRegistered {
+                    addr: slot as usize,
+                    what: "weak slot registration",
+                },
+                SlotError::Misaligned => Error::InvalidArgument(format!(
+                    "weak slot {slot:p} is not aligned to a pointer"
+                )),
+                SlotError::NotInObject => Error::InvalidArgument(format!(
+                    "weak slot {slot:p} is not inside a live object of this heap"
+                )),
+            })
+    }
+
+    /// Ends a weak slot's registration; whether it was registered.
+    pub fn unregister_weak_slot(&self, slot: *mut *mut u8) -> bool {
+        self.heap.core.weak.unregister_slot(slot as usize)
+    }
+
+    /// Allocates an ephemeron: a 16-byte object holding `key` then `value`
+    /// (two pointer words, readable in place). The value is kept alive only
+    /// while the key is reachable by other paths; when the key dies, a
+    /// collection sets both words to null. Store the ephemeron in your
+    /// objects like any reference (a weak table's buckets). `key` must be
+    /// an object of this heap (or `None`); `value` may be anything a traced
+    /// slot may hold.
+    pub fn alloc_ephemeron(
+        &mut self,
+        key: Option<ObjRef>,
+        value: Option<ObjRef>,
+    ) -> Result<ObjRef, Error> {
+        self.check_ephemeron_key(key)?;
+        // The allocation may collect: key and value must survive it.
+        let (mut k, mut v) = (addr(key) as *mut u8, addr(value) as *mut u8);
+        let depth = self.scope_depth();
+        // SAFETY: both locals outlive the scope entries, popped below.
+        unsafe {
+            self.scope_push(&mut k);
+            self.scope_push(&mut v);
+        }
+        let e = self.alloc_with(EPHEMERON_SIZE, AllocFlags::NO_POINTERS);
+        self.scope_truncate(depth);
+        let e = e?;
+        ephemeron_write(e.addr(), k as usize, v as usize);
+        self.heap.core.ephemerons.add(e.addr());
+        Ok(e)
+    }
+
+    /// Replaces an ephemeron's key and value (same rules as
+    /// [`Mutator::alloc_ephemeron`]).
+    pub fn ephemeron_set(
+        &self,
+        e: ObjRef,
+        key: Option<ObjRef>,
+        value: Option<ObjRef>,
+    ) -> Result<(), Error> {
+        self.heap().check_ephemeron(e)?;
+        self.check_ephemeron_key(key)?;
+        ephemeron_write(e.addr(), addr(key), addr(value));
+        Ok(())
+    }
+
+    fn check_ephemeron_key(&self, key: Option<ObjRef>) -> Result<(), Error> {
+        match key {
+            Some(k) if self.heap.core.check_object(k.addr()).is_err() => {
+                Err(Error::InvalidArgument(format!(
+                    "ephemeron key {:#x} is not an object of this heap",
+                    k.addr()
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Sets the pointer [`crate::Embedder::mutator_roots`] receives for this
+    /// mutator (a runtime keeps its interpreter stack there).
+    pub fn set_data(&mut self, data: *mut ()) {
+        self.link.roots.set_data(data);
+    }
+
+    /// The pointer set with [`Mutator::set_data`] (null if none).
+    pub fn data(&self) -> *mut () {
+        self.link.roots.data()
+    }
+
+    /// Pushes the address of a root slot onto this mutator's scope: until
+    /// popped, each collection visits the slot (and updates it if the
+    /// object moves). No lock and, below the reserved depth of 256, no
+    /// allocation: cheap enough for every local variable.
+    ///
+    /// # Safety
+    /// `slot` must stay a valid, writable pointer slot until it is popped
+    /// with [`Mutator::scope_truncate`]; it must hold null, an object of
+    /// this heap or a pointer outside the heap.
+    #[inline]
+    pub unsafe fn scope_push(&mut self, slot: *mut *mut u8) {
+        debug_assert!(!self.is_blocking(), "scope_push inside a blocking region");
+        self.link.roots.scope_mut().push(slot as usize);
+    }
+
+    /// The scope's depth: save it, push slots, then truncate back to it.
+    #[inline]
+    pub fn scope_depth(&self) -> usize {
+        self.link.roots.scope_mut().len()
+    }
+
+    /// Pops the scope back to `depth` (a depth above the current one is
+    /// ignored).
+    #[inline]
+    pub fn scope_truncate(&mut self, depth: usize) {
+        self.link.roots.scope_mut().truncate(depth);
+    }
+}
+
+fn addr(o: Option<ObjRef>) -> usize {
+    o.map_or(0, |o| o.addr())
+}
+
+impl<E: Embedder> Heap<E> {
+    /// Checks that `e` is an ephemeron of this heap.
+    pub fn check_ephemeron(&self, e: ObjRef) -> Result<(), Error> {
+        if self.inner.core.ephemerons.contains(e.addr()) && self.is_object(e.as_ptr()) {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "{:#x} is not an ephemeron of this heap",
+                e.addr()
+            )))
+        }
+    }
+
+    /// An ephemeron's key: `None` once the key died (or if it was never set).
+    pub fn ephemeron_key(&self, e: ObjRef) -> Result<Option<ObjRef>, Error> {
+        self.check_ephemeron(e)?;
+        Ok(ObjRef::from_ptr(ephemeron_read(e.addr()).0 as *mut u8))
+    }
+
+    /// An ephemeron's value: `None` once the key died.
+    pub fn ephemeron_value(&self, e: ObjRef) -> Result<Option<ObjRef>, Error> {
+        self.check_ephemeron(e)?;
+        Ok(ObjRef::from_ptr(ephemeron_read(e.addr()).1 as *mut u8))
+    }
+}

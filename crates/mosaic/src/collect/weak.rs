@@ -1,0 +1,204 @@
+//! Weak references: weak handles ([`WeakRoot`]) and weak slots registered
+//! inside heap objects (the Boehm collector's "disappearing links").
+//!
+//! Both come in two kinds ([`WeakKind`]). A *short* reference is cleared as
+//! soon as its target is found unreachable, before finalizers are chosen
+//! (like Java's `WeakReference`); a *long* one is cleared only when the
+//! target is really reclaimed, after finalization kept what it needed (like
+//! `GC_register_long_link`).
+//!
+//! Invariant: clearing happens only inside a pause, after marking, so a
+//! weak reference read by a mutator holds either null or a live object.
+//! The cost of a collection is proportional to the number of weak
+//! references registered, never to the heap: a collection with none pays
+//! one relaxed load per table.
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+use super::handles::Words;
+use crate::object::ObjRef;
+use crate::space::{MarkState, PageTable};
+
+/// When a weak reference is cleared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum WeakKind {
+    /// Cleared when the target becomes unreachable, before its finalizer
+    /// (if any) runs.
+    Short = 0,
+    /// Cleared only when the target is reclaimed: an object kept alive for
+    /// its finalizer keeps its long references until it dies for good.
+    Long = 1,
+}
+
+/// The heap's weak references.
+#[derive(Default)]
+pub struct WeakRefs {
+    /// Weak handles, one table per kind.
+    handles: [Arc<Mutex<Words>>; 2],
+    /// Registered weak slots: slot address → kind.
+    slots: Mutex<FxHashMap<usize, WeakKind>>,
+    /// Weak references registered (handles and slots), to skip the work.
+    count: AtomicUsize,
+}
+
+/// A weak handle: holds an object without keeping it alive. [`WeakRoot::get`]
+/// answers `None` once the object died (see [`WeakKind`] for when). It may
+/// be sent to and read from any thread.
+pub struct WeakRoot {
+    table: Arc<Mutex<Words>>,
+    word: *const AtomicUsize,
+    index: u32,
+    kind: WeakKind,
+}
+
+// SAFETY: the word is atomic and lives in a chunk owned by `table`, which
+// the handle keeps alive; taking and giving back words is under its lock.
+unsafe impl Send for WeakRoot {}
+// SAFETY: as above; `get` is a single atomic load.
+unsafe impl Sync for WeakRoot {}
+
+impl WeakRoot {
+    /// The object, or `None` if it died (or the handle was made empty).
+    #[inline]
+    pub fn get(&self) -> Option<ObjRef> {
+        // SAFETY: the chunk holding the word outlives `self` (see above).
+        ObjRef::from_ptr(unsafe { (*self.word).load(Relaxed) } as *mut u8)
+    }
+
+    pub fn kind(&self) -> WeakKind {
+        self.kind
+    }
+}
+
+impl Drop for WeakRoot {
+    fn drop(&mut self) {
+        self.table.lock().give_back(self.index);
+    }
+}
+
+impl std::fmt::Debug for WeakRoot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WeakRoot({:?}, {:?})", self.kind, self.get())
+    }
+}
+
+/// A weak slot could not be registered.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SlotError {
+    /// The address is not inside a live object of the heap.
+    NotInObject,
+    /// The address is not aligned to a pointer.
+    Misaligned,
+    /// The slot is already registered.
+    AlreadyRegistered,
+}
+
+impl WeakRefs {
+    /// A weak handle on `obj` (already checked to be a live object).
+    pub fn handle(&self, obj: usize, kind: WeakKind) -> WeakRoot {
+        let table = self.handles[kind as usize].clone();
+        let (word, index) = table.lock().take(obj);
+        self.count.fetch_add(1, Relaxed);
+        WeakRoot {
+            table,
+            word,
+            index,
+            kind,
+        }
+    }
+
+    /// Registers the pointer-sized slot at `slot`, which must lie inside a
+    /// live object of `table`'s heap.
+    pub fn register_slot(
+        &self,
+        table: &PageTable,
+        slot: usize,
+        kind: WeakKind,
+    ) -> Result<(), SlotError> {
+        if slot % std::mem::align_of::<usize>() != 0 {
+            return Err(SlotError::Misaligned);
+        }
+        if table.object_containing(slot).is_none() {
+            return Err(SlotError::NotInObject);
+        }
+        let mut slots = self.slots.lock();
+        if slots.contains_key(&slot) {
+            return Err(SlotError::AlreadyRegistered);
+        }
+        slots.insert(slot, kind);
+        self.count.fetch_add(1, Relaxed);
+        Ok(())
+    }
+
+    /// Forgets a registered slot; whether it was registered.
+    pub fn unregister_slot(&self, slot: usize) -> bool {
+        let removed = self.slots.lock().remove(&slot).is_some();
+        if removed {
+            self.count.fetch_sub(1, Relaxed);
+        }
+        removed
+    }
+
+    /// Whether any weak reference may exist (handles dropped since are
+    /// counted until the next collection).
+    pub fn any(&self) -> bool {
+        self.count.load(Relaxed) != 0
+    }
+
+    /// Registered weak slots.
+    pub fn slot_count(&self) -> usize {
+        self.slots.lock().len()
+    }
+
+    /// Pause, after marking: clears every weak reference of `kind` whose
+    /// target is an unmarked object.
+    pub fn clear_unmarked(&self, table: &PageTable, kind: WeakKind) {
+        if !self.any() {
+            return;
+        }
+        let words = self.handles[kind as usize].lock();
+        for w in words.nonzero() {
+            if let MarkState::Unmarked(_) = table.mark_state(w.load(Relaxed)) {
+                w.store(0, Relaxed);
+            }
+        }
+        drop(words);
+        for (&slot, &k) in self.slots.lock().iter() {
+            if k != kind {
+                continue;
+            }
+            let p = slot as *mut usize;
+            // SAFETY: `slot` lies inside an object that was live when it was
+            // registered and has not been swept since: registrations of
+            // dead holders are dropped by `forget_dead_holders` in the pause
+            // that found them dead, before their memory can be reused.
+            let target = unsafe { p.read() };
+            if let MarkState::Unmarked(_) = table.mark_state(target) {
+                // SAFETY: as above; the world is stopped, nobody else writes.
+                unsafe { p.write(0) };
+            }
+        }
+    }
+
+    /// Pause, after all marking: drops the registrations of slots whose
+    /// holder object dies now, and recounts what is registered.
+    pub fn forget_dead_holders(&self, table: &PageTable) {
+        if !self.any() {
+            return;
+        }
+        let mut slots = self.slots.lock();
+        slots.retain(|&slot, _| matches!(table.mark_state(slot), MarkState::Marked(_)));
+        let handles: usize = self.handles.iter().map(|t| t.lock().used()).sum();
+        self.count.store(handles + slots.len(), Relaxed);
+    }
+
+    /// Weak handles alive.
+    pub fn handle_count(&self) -> usize {
+        self.handles.iter().map(|t| t.lock().used()).sum()
+    }
+}
