@@ -132,10 +132,27 @@ impl<E: Embedder> Heap<E> {
     }
 
     /// Starts a thread (`mosaic-finalizer`) that runs finalizers whenever a
-    /// collection queues some, with its own mutator. It stops when the
-    /// heap is dropped (it does not keep the heap alive while idle).
-    /// Refused if already started.
+    /// collection queues some, with a mutator of its own. It stops when the
+    /// heap is dropped (it does not keep the heap alive while idle). A
+    /// panicking finalizer is reported like any thread's panic; the thread
+    /// goes on with the next one. Refused if already started.
     pub fn start_finalizer_thread(&self) -> Result<(), Error> {
+        self.start_finalizer_thread_with(|heap| {
+            if let Ok(mut m) = heap.mutator() {
+                let _ = m.run_finalizers();
+            }
+        })
+    }
+
+    /// [`Heap::start_finalizer_thread`] with the embedder's own runner: each
+    /// time finalizers are queued, the thread calls `run(&heap)`, which
+    /// should make (or reuse) a mutator and call
+    /// [`Mutator::run_finalizers`] (attaching the thread to the runtime
+    /// first, for instance). The thread holds the heap only during `run`.
+    pub fn start_finalizer_thread_with(
+        &self,
+        run: impl Fn(&Heap<E>) + Send + 'static,
+    ) -> Result<(), Error> {
         let mut slot = self.inner.finalizer_thread.lock();
         if slot.is_some() {
             return Err(Error::Misuse(
@@ -147,9 +164,10 @@ impl<E: Embedder> Heap<E> {
         let s = signal.clone();
         std::thread::Builder::new()
             .name("mosaic-finalizer".into())
-            .spawn(move || finalizer_thread(weak, &s))
+            .spawn(move || finalizer_thread(weak, &s, run))
             .map_err(|e| Error::Misuse(format!("cannot start the finalizer thread: {e}")))?;
         *slot = Some(signal);
+        drop(slot);
         // Finalizers queued before the thread existed run now.
         if self.pending_finalizers() > 0 {
             self.inner.notify_finalizers();
@@ -158,17 +176,18 @@ impl<E: Embedder> Heap<E> {
     }
 }
 
-fn finalizer_thread<E: Embedder>(heap: Weak<HeapInner<E>>, signal: &FinalizerSignal) {
+fn finalizer_thread<E: Embedder>(
+    heap: Weak<HeapInner<E>>,
+    signal: &FinalizerSignal,
+    run: impl Fn(&Heap<E>),
+) {
     while signal.wait() {
         let Some(inner) = heap.upgrade() else { return };
         let heap = Heap { inner };
-        let Ok(mut m) = heap.mutator() else { return };
-        // A panicking finalizer is reported like any thread's panic and
-        // does not stop the others.
-        while let Err(p) =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.run_finalizers()))
-        {
-            drop(p);
+        while heap.pending_finalizers() > 0 {
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&heap))).is_ok() {
+                break;
+            }
         }
     }
 }
