@@ -41,7 +41,12 @@ pub struct MutatorInfo {
 ///   collection finds still unswept when it starts; at heap teardown, on
 ///   the thread that drops the last handle.
 /// - No callback runs under a lock the API takes: a callback may read
-///   [`crate::Heap::stats`]. None may allocate in the heap or collect.
+///   [`crate::Heap::stats`]. None may allocate in the heap or collect:
+///   allocation slow paths, collections and `run_finalizers` on the thread
+///   running a callback are refused with [`crate::Error::Misuse`] (an
+///   allocation that `on_free` makes through its thread's mutator may still
+///   succeed from that mutator's current run: the check is not on the fast
+///   path).
 ///
 /// # Panics
 ///
@@ -73,7 +78,8 @@ pub unsafe trait Embedder: Send + Sync + 'static {
 
     /// Calls `tracer.visit` on the root slots of one mutator (its
     /// interpreter stack, its registers...). Called once per existing
-    /// mutator at each collection, with the data pointer the mutator set
+    /// mutator at each collection (twice in verify mode, whose check walks
+    /// the roots again), with the data pointer the mutator set
     /// with [`crate::Mutator::set_data`] (null if none). The mutator is
     /// stopped: parked at a safepoint, or in a blocking region (whose code
     /// must then leave those slots alone), or its thread has exited.

@@ -49,7 +49,7 @@ mod pool;
 mod sched;
 mod space;
 
-pub use api::{Heap, Mutator, PoolStats, Stats};
+pub use api::{EventListener, Heap, Mutator, PoolStats, Stats};
 pub use collect::{
     inside_callback, Distribution, FinalizerOrder, GcEvent, GcReason, Root, WeakKind, WeakRoot,
 };

@@ -13,6 +13,9 @@ use crate::sched::World;
 use crate::space::Located;
 
 use super::finalizers::{FinalizerSignal, Notifier};
+
+/// A function called with every GC event ([`Heap::set_event_listener`]).
+pub type EventListener = Box<dyn Fn(&GcEvent) + Send + Sync>;
 use super::mutator::Mutator;
 use super::stats::Stats;
 
@@ -112,7 +115,7 @@ impl<E: Embedder> Heap<E> {
     /// not allocate in the heap or collect (refused with
     /// [`Error::Misuse`] if it tries); a panic in it propagates once the
     /// heap is consistent, like any callback's.
-    pub fn set_event_listener(&self, listener: Option<Box<dyn Fn(&GcEvent) + Send + Sync>>) {
+    pub fn set_event_listener(&self, listener: Option<EventListener>) {
         self.inner.core.events.set(listener.map(Arc::from));
     }
 

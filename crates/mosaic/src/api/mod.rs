@@ -6,6 +6,6 @@ mod mutator;
 mod references;
 mod stats;
 
-pub use heap::Heap;
+pub use heap::{EventListener, Heap};
 pub use mutator::Mutator;
 pub use stats::{PoolStats, Stats};

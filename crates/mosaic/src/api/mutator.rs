@@ -68,6 +68,11 @@ impl<E: Embedder> ThreadMutator for Link<E> {
 
     fn thread_exited(&self) {
         let core = &self.heap.core;
+        // Inside a blocking region a collection may be scanning the scope:
+        // rejoin first (waiting for it to end), then clear it.
+        if self.heap.world.detached(self.id).is_some() {
+            self.heap.world.attach(self.id);
+        }
         // SAFETY: the mutator is alive (a dropped one leaves the registry
         // first) and its thread is running its exit destructors, not it.
         unsafe { self.flusher.flush(&core.table, &core.pools) };
@@ -492,6 +497,12 @@ impl<E: Embedder> Drop for Mutator<E> {
         let link: Arc<dyn ThreadMutator> = self.link.clone();
         sched::release_mutator(&link);
         let h = &*self.heap;
+        // A detached mutator (blocking region, or its thread exited) may be
+        // scanned by a collection right now: rejoin first, so that its
+        // scope and data are not taken away under the scan.
+        if h.world.detached(self.link.id).is_some() {
+            h.world.attach(self.link.id);
+        }
         self.local.flush(&h.core.table, &h.core.pools);
         self.link.roots.owner_dropped();
         h.world.unregister(self.link.id);

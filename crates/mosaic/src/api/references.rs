@@ -72,6 +72,7 @@ impl<E: Embedder> Mutator<E> {
         key: Option<ObjRef>,
         value: Option<ObjRef>,
     ) -> Result<ObjRef, Error> {
+        self.check_usable("allocate")?;
         self.check_ephemeron_key(key)?;
         // The allocation may collect: key and value must survive it.
         let (mut k, mut v) = (addr(key) as *mut u8, addr(value) as *mut u8);
@@ -135,9 +136,15 @@ impl<E: Embedder> Mutator<E> {
     /// `slot` must stay a valid, writable pointer slot until it is popped
     /// with [`Mutator::scope_truncate`]; it must hold null, an object of
     /// this heap or a pointer outside the heap.
+    ///
+    /// # Panics
+    /// Inside a blocking region (a collection may be reading the scope).
     #[inline]
     pub unsafe fn scope_push(&mut self, slot: *mut *mut u8) {
-        debug_assert!(!self.is_blocking(), "scope_push inside a blocking region");
+        assert!(
+            !self.is_blocking(),
+            "mosaic: scope_push inside a blocking region"
+        );
         self.link.roots.scope_mut().push(slot as usize);
     }
 
@@ -149,8 +156,15 @@ impl<E: Embedder> Mutator<E> {
 
     /// Pops the scope back to `depth` (a depth above the current one is
     /// ignored).
+    ///
+    /// # Panics
+    /// Inside a blocking region.
     #[inline]
     pub fn scope_truncate(&mut self, depth: usize) {
+        assert!(
+            !self.is_blocking(),
+            "mosaic: scope_truncate inside a blocking region"
+        );
         self.link.roots.scope_mut().truncate(depth);
     }
 }

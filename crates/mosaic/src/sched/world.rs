@@ -151,8 +151,8 @@ impl World {
         }
     }
 
-    /// Whether the mutator is detached, and why.
-    #[cfg(test)]
+    /// Whether the mutator is detached, and why. Only the mutator's owner
+    /// changes that, so the owner may act on the answer.
     pub fn detached(&self, id: MutatorId) -> Option<Detached> {
         match self.state.lock().mutators.get(&id)?.status {
             Status::Detached(why) => Some(why),

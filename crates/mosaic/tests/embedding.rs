@@ -1,0 +1,339 @@
+//! The rest of the embedder interface: GC events, per-mutator roots and
+//! data, the scope of root slots, blocking regions as a pair, aligned
+//! allocation, and callbacks that try to allocate.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use common::*;
+use mosaic::{
+    AllocFlags, Config, Embedder, Error, GcEvent, GcReason, Heap, MutatorInfo, ObjRef, Tracer,
+};
+use parking_lot::Mutex;
+
+fn record(heap: &TestHeap) -> Arc<Mutex<Vec<GcEvent>>> {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    heap.set_event_listener(Some(Box::new(move |e| {
+        assert!(mosaic::inside_callback());
+        l.lock().push(*e)
+    })));
+    log
+}
+
+#[test]
+fn events_bracket_each_collection_with_its_reason_and_figures() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let log = record(&heap);
+    let a = new_bytes(&mut m, 1, 1000, AllocFlags::NONE).unwrap();
+    let _r = m.root(a).unwrap();
+    m.collect();
+    let events = log.lock().clone();
+    let kinds: Vec<_> = events
+        .iter()
+        .filter(|e| !matches!(e, GcEvent::HeapResize { .. }))
+        .collect();
+    assert_eq!(kinds.len(), 3, "{events:?}");
+    let GcEvent::CollectionStart { number, reason, .. } = *kinds[0] else {
+        panic!("{:?}", kinds[0])
+    };
+    assert_eq!((number, reason), (1, GcReason::Explicit));
+    let GcEvent::MarkEnd {
+        number,
+        marked_objects,
+        marked_bytes,
+        ..
+    } = *kinds[1]
+    else {
+        panic!("{:?}", kinds[1])
+    };
+    let slot = heap.object_size(a).unwrap() as u64;
+    assert_eq!((number, marked_objects, marked_bytes), (1, 1, slot));
+    let GcEvent::CollectionEnd {
+        number,
+        reason,
+        live_bytes,
+        heap_bytes,
+        pause,
+        finalizers_queued,
+    } = *kinds[2]
+    else {
+        panic!("{:?}", kinds[2])
+    };
+    assert_eq!((number, reason, live_bytes), (1, GcReason::Explicit, slot));
+    assert!(heap_bytes >= mosaic::PAGE_SIZE && pause > std::time::Duration::ZERO);
+    assert_eq!(finalizers_queued, 0);
+    assert_eq!(heap.stats().last_marked_bytes, slot);
+
+    // Allocation-triggered collections say so, and growth reports resizes.
+    log.lock().clear();
+    let list = new_vector(&mut m, 2, 1).unwrap();
+    let _l = m.root(list).unwrap();
+    for i in 0..50_000u64 {
+        let p = new_pair(&mut m, 3 + i, field(list, 0), None).unwrap();
+        set_field(list, 0, Some(p));
+    }
+    let events = log.lock().clone();
+    assert!(events.iter().any(|e| matches!(
+        e,
+        GcEvent::CollectionStart {
+            reason: GcReason::Allocation,
+            ..
+        }
+    )));
+    let resizes: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            GcEvent::HeapResize {
+                old_bytes,
+                new_bytes,
+            } => Some((*old_bytes, *new_bytes)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !resizes.is_empty(),
+        "a growing heap reports its new size target"
+    );
+    assert!(
+        resizes.windows(2).all(|w| w[0].1 == w[1].0),
+        "consecutive: {resizes:?}"
+    );
+    assert!(
+        resizes.last().unwrap().1 > resizes[0].0,
+        "grew: {resizes:?}"
+    );
+    heap.set_event_listener(None);
+    log.lock().clear();
+    m.collect();
+    assert!(log.lock().is_empty(), "removed");
+}
+
+#[test]
+fn a_panicking_listener_propagates_after_the_collection_completed() {
+    quiet_expected_panics();
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let dead = new_pair(&mut m, 1, None, None).unwrap();
+    heap.set_event_listener(Some(Box::new(|e| {
+        if let GcEvent::MarkEnd { .. } = e {
+            panic!("test: listener panics");
+        }
+    })));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
+    assert!(r.is_err());
+    heap.set_event_listener(None);
+    m.finish_sweep();
+    assert!(
+        !heap.is_object(dead.as_ptr()),
+        "the collection still freed it"
+    );
+    assert_eq!(heap.stats().collections, 1);
+    m.collect();
+    assert_eq!(heap.stats().collections, 2);
+}
+
+/// Objects are two-word pairs; each mutator's data points at its "stack"
+/// (a vector of object addresses) that `mutator_roots` reports.
+struct Stacks {
+    seen: Mutex<Vec<(u64, usize)>>,
+}
+
+// SAFETY: pairs have exactly two reference words; mutator_roots reports
+// every slot of the mutator's stack.
+unsafe impl Embedder for Stacks {
+    fn trace<T: Tracer>(&self, obj: ObjRef, t: &mut T) {
+        let w = obj.as_ptr() as *mut *mut u8;
+        // SAFETY: every object is a pair.
+        unsafe {
+            t.visit(&mut *w);
+            t.visit(&mut *w.add(1));
+        }
+    }
+    fn roots<T: Tracer>(&self, _: &mut T) {}
+    fn mutator_roots<T: Tracer>(&self, m: &MutatorInfo, t: &mut T) {
+        self.seen.lock().push((m.id, m.data as usize));
+        if m.data.is_null() {
+            return;
+        }
+        // SAFETY: the data is the mutator's stack, which its thread does
+        // not touch while stopped.
+        let stack = unsafe { &mut *(m.data as *mut Vec<*mut u8>) };
+        for slot in stack.iter_mut() {
+            t.visit(slot);
+        }
+    }
+}
+
+#[test]
+fn mutator_roots_receives_each_mutator_with_its_data() {
+    let heap = Heap::new(
+        small_config(),
+        Stacks {
+            seen: Mutex::new(vec![]),
+        },
+    )
+    .unwrap();
+    let mut m = heap.mutator().unwrap();
+    let mut stack: Vec<*mut u8> = vec![];
+    m.set_data(&mut stack as *mut Vec<*mut u8> as *mut ());
+    assert_eq!(m.data(), &mut stack as *mut Vec<*mut u8> as *mut ());
+    let kept = m.alloc(16).unwrap();
+    let lost = m.alloc(16).unwrap();
+    stack.push(kept.as_ptr());
+
+    // A second thread's mutator with a stack of its own, parked meanwhile.
+    let h2 = heap.clone();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let other = std::thread::spawn(move || {
+        let mut m2 = h2.mutator().unwrap();
+        let mut stack2: Vec<*mut u8> = vec![];
+        m2.set_data(&mut stack2 as *mut Vec<*mut u8> as *mut ());
+        let o = m2.alloc(16).unwrap();
+        stack2.push(o.as_ptr());
+        ready_tx.send(o.addr()).unwrap();
+        // Wait in a blocking region: the collection scans us meanwhile.
+        m2.blocking(|| done_rx.recv().unwrap());
+        let alive = h2.is_object(stack2[0]);
+        drop(m2);
+        alive
+    });
+    // Wait without holding up a collection the other thread may need.
+    let o2 = m.blocking(|| ready_rx.recv().unwrap());
+    heap.embedder().seen.lock().clear();
+    m.collect();
+    m.finish_sweep();
+    assert!(heap.is_object(kept.as_ptr()));
+    assert!(!heap.is_object(lost.as_ptr()));
+    assert!(heap.is_object(o2 as *const u8), "the other mutator's root");
+    let seen = heap.embedder().seen.lock().clone();
+    assert_eq!(seen.len(), 2, "once per mutator: {seen:?}");
+    assert!(seen
+        .iter()
+        .any(|&(_, d)| d == &mut stack as *mut _ as usize));
+    assert_ne!(seen[0].0, seen[1].0, "distinct ids");
+    done_tx.send(()).unwrap();
+    assert!(other.join().unwrap());
+    heap.embedder().seen.lock().clear();
+    m.collect();
+    assert_eq!(
+        heap.embedder().seen.lock().len(),
+        1,
+        "a dropped mutator is not scanned"
+    );
+}
+
+#[test]
+fn scope_slots_are_roots_until_popped() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let depth = m.scope_depth();
+    let mut local: *mut u8 = new_pair(&mut m, 1, None, None).unwrap().as_ptr();
+    let mut other: *mut u8 = std::ptr::null_mut();
+    // SAFETY: both locals outlive their scope entries (popped below).
+    unsafe {
+        m.scope_push(&mut local);
+        m.scope_push(&mut other);
+    }
+    assert_eq!(m.scope_depth(), depth + 2);
+    for i in 0..20_000u64 {
+        // Garbage that forces collections while `local` is only in the scope.
+        new_pair(&mut m, 100 + i, None, None).unwrap();
+    }
+    other = new_pair(&mut m, 2, ObjRef::from_ptr(local), None)
+        .unwrap()
+        .as_ptr();
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 2);
+    let o = ObjRef::from_ptr(other).unwrap();
+    assert_eq!(header(o).2, 2);
+    assert_eq!(field(o, 0), ObjRef::from_ptr(local));
+    m.scope_truncate(depth);
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 0);
+}
+
+#[test]
+fn blocking_as_a_pair_lets_others_collect_and_refuses_heap_work() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let kept = new_pair(&mut m, 1, None, None).unwrap();
+    let _r = m.root(kept).unwrap();
+    m.enter_blocking().unwrap();
+    assert!(m.is_blocking());
+    assert!(matches!(m.enter_blocking(), Err(Error::Misuse(_))));
+    assert!(matches!(m.alloc(16), Err(Error::Misuse(_))));
+    assert!(matches!(m.try_collect(), Err(Error::Misuse(_))));
+    m.safepoint(); // harmless
+    let h2 = heap.clone();
+    let collections = std::thread::spawn(move || {
+        let mut m2 = h2.mutator().unwrap();
+        m2.collect();
+        h2.stats().collections
+    })
+    .join()
+    .unwrap();
+    assert_eq!(collections, 1, "collected while this thread was blocking");
+    m.leave_blocking().unwrap();
+    assert!(matches!(m.leave_blocking(), Err(Error::Misuse(_))));
+    assert_eq!(header(kept).2, 1);
+    new_pair(&mut m, 2, Some(kept), None).unwrap();
+    m.collect();
+    assert_eq!(heap.stats().collections, 2);
+}
+
+#[test]
+fn aligned_allocations_are_aligned_and_bad_alignments_refused() {
+    let heap = heap(Config::default());
+    let mut m = heap.mutator().unwrap();
+    for align in [1usize, 8, 16, 32, 64, 128, 4096, mosaic::PAGE_SIZE] {
+        for size in [1usize, 24, 100, 1000, 5000, 70_000] {
+            let o = m.alloc_aligned(size, align, AllocFlags::NONE).unwrap();
+            assert_eq!(o.addr() % align, 0, "size {size} align {align}");
+            assert!(heap.object_size(o).unwrap() >= size);
+            // SAFETY: the object has at least `size` bytes.
+            let bytes = unsafe { std::slice::from_raw_parts(o.as_ptr(), size) };
+            assert!(bytes.iter().all(|&b| b == 0), "zeroed");
+        }
+    }
+    for bad in [0usize, 3, 48, 2 * mosaic::PAGE_SIZE] {
+        let r = m.alloc_aligned(16, bad, AllocFlags::NONE);
+        assert!(matches!(r, Err(Error::InvalidArgument(_))), "{bad}: {r:?}");
+    }
+    // Flags apply: a NO_POINTERS aligned object is never traced.
+    let o = m.alloc_aligned(64, 64, AllocFlags::NO_POINTERS).unwrap();
+    let _r = m.root(o).unwrap();
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 1);
+}
+
+/// A byte string freed by the collection whose `on_free` tries to allocate
+/// through a mutator of another heap... and through the collecting one.
+#[test]
+fn callbacks_that_allocate_or_collect_are_refused() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let attempts = Arc::new(AtomicU64::new(0));
+    let a = attempts.clone();
+    let other = common::heap(small_config());
+    let oh = other.clone();
+    heap.set_event_listener(Some(Box::new(move |e| {
+        if let GcEvent::CollectionStart { .. } = e {
+            // A listener holding a mutator of another heap on this thread
+            // still may not allocate while inside the callback.
+            let mut om = oh.mutator().unwrap();
+            assert!(matches!(om.alloc(16), Err(Error::Misuse(_))));
+            assert!(matches!(om.try_collect(), Err(Error::Misuse(_))));
+            a.fetch_add(1, Relaxed);
+        }
+    })));
+    m.collect();
+    assert_eq!(attempts.load(Relaxed), 1);
+    assert!(!mosaic::inside_callback());
+    heap.set_event_listener(None);
+    new_pair(&mut m, 1, None, None).unwrap();
+}

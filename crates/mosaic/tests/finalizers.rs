@@ -1,0 +1,254 @@
+//! Finalizers: run once, outside the pause, for exactly the objects that
+//! became unreachable; ordered and unordered; resurrection; the notifier and
+//! the finalizer thread.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+
+use common::*;
+use mosaic::{Error, FinalizerOrder, ObjRef};
+use parking_lot::Mutex;
+
+type Log = Arc<Mutex<Vec<u64>>>;
+
+/// Registers a finalizer that logs the object's id.
+fn finalize(m: &TestMutator, o: ObjRef, order: FinalizerOrder, log: &Log) {
+    let log = log.clone();
+    m.register_finalizer(o, order, move |_, obj| log.lock().push(header(obj).2))
+        .unwrap();
+}
+
+#[test]
+fn an_unreachable_object_is_kept_with_its_referents_until_its_finalizer_ran_once() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let log = Log::default();
+    let b = new_bytes(&mut m, 2, 40, mosaic::AllocFlags::NONE).unwrap();
+    let a = new_pair(&mut m, 1, Some(b), None).unwrap();
+    finalize(&m, a, FinalizerOrder::Unordered, &log);
+    assert_eq!(heap.registered_finalizers(), 1);
+
+    m.collect();
+    assert_eq!(heap.pending_finalizers(), 1, "queued by the collection");
+    assert!(log.lock().is_empty(), "never run inside the collection");
+    assert_eq!(heap.stats().last_marked, 2, "a and b are kept");
+    m.finish_sweep();
+    assert!(heap.is_object(a.as_ptr()) && heap.is_object(b.as_ptr()));
+    assert_eq!(field(a, 0), Some(b));
+    assert!(bytes_match(b, 2));
+
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 2, "still queued: still a root");
+    assert_eq!(m.run_finalizers().unwrap(), 1);
+    assert_eq!(*log.lock(), vec![1]);
+    assert_eq!(m.run_finalizers().unwrap(), 0, "once only");
+
+    m.collect();
+    m.finish_sweep();
+    assert_eq!(heap.stats().last_marked, 0);
+    assert!(!heap.is_object(a.as_ptr()) && !heap.is_object(b.as_ptr()));
+    assert_eq!(*log.lock(), vec![1]);
+}
+
+#[test]
+fn a_reachable_object_is_never_finalized() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let log = Log::default();
+    let a = new_pair(&mut m, 1, None, None).unwrap();
+    let _r = m.root(a).unwrap();
+    let inner = new_pair(&mut m, 2, None, None).unwrap();
+    set_field(a, 0, Some(inner));
+    finalize(&m, a, FinalizerOrder::Ordered, &log);
+    finalize(&m, inner, FinalizerOrder::Unordered, &log);
+    for _ in 0..3 {
+        m.collect();
+        assert_eq!(m.run_finalizers().unwrap(), 0);
+    }
+    assert!(log.lock().is_empty());
+    assert_eq!(heap.registered_finalizers(), 2);
+}
+
+#[test]
+fn ordered_finalization_runs_a_referrer_before_what_it_references() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let log = Log::default();
+    // a -> b -> c, all finalizable and unreachable.
+    let c = new_pair(&mut m, 3, None, None).unwrap();
+    let b = new_pair(&mut m, 2, Some(c), None).unwrap();
+    let a = new_pair(&mut m, 1, Some(b), None).unwrap();
+    for o in [a, b, c] {
+        finalize(&m, o, FinalizerOrder::Ordered, &log);
+    }
+    let mut rounds = vec![];
+    for _ in 0..4 {
+        m.collect();
+        m.run_finalizers().unwrap();
+        rounds.push(log.lock().clone());
+    }
+    assert_eq!(rounds[0], vec![1]);
+    assert_eq!(rounds[1], vec![1, 2]);
+    assert_eq!(rounds[2], vec![1, 2, 3]);
+    assert_eq!(rounds[3], vec![1, 2, 3]);
+}
+
+#[test]
+fn unordered_finalization_runs_a_whole_cycle_at_once_and_ordered_never_does() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let log = Log::default();
+    let cycle = |m: &mut TestMutator, base: u64, order| {
+        let a = new_pair(m, base, None, None).unwrap();
+        let b = new_pair(m, base + 1, Some(a), None).unwrap();
+        set_field(a, 0, Some(b));
+        finalize(m, a, order, &log);
+        finalize(m, b, order, &log);
+    };
+    cycle(&mut m, 10, FinalizerOrder::Unordered);
+    cycle(&mut m, 20, FinalizerOrder::Ordered);
+    // An ordered object referring to itself is still finalized.
+    let me = new_pair(&mut m, 30, None, None).unwrap();
+    set_field(me, 1, Some(me));
+    finalize(&m, me, FinalizerOrder::Ordered, &log);
+    for _ in 0..3 {
+        m.collect();
+        m.run_finalizers().unwrap();
+    }
+    let mut got = log.lock().clone();
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        vec![10, 11, 30],
+        "the ordered cycle 20 <-> 21 is never finalized"
+    );
+    assert_eq!(heap.registered_finalizers(), 2);
+    m.collect();
+    m.finish_sweep();
+    assert_eq!(
+        heap.stats().live_objects(),
+        2,
+        "the ordered cycle leaks, as documented"
+    );
+}
+
+#[test]
+fn a_finalizer_may_allocate_and_resurrect_its_object() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let a = new_pair(&mut m, 1, None, None).unwrap();
+    m.register_finalizer(a, FinalizerOrder::Ordered, move |m, obj| {
+        // Allocating inside a finalizer is allowed: it runs outside the pause.
+        let fresh = new_pair(m, 2, Some(obj), None).unwrap();
+        m.heap().embedder().globals.lock().push(fresh.addr());
+    })
+    .unwrap();
+    m.collect();
+    assert_eq!(m.run_finalizers().unwrap(), 1);
+    for _ in 0..2 {
+        m.collect();
+    }
+    m.finish_sweep();
+    let fresh = ObjRef::from_ptr(heap.embedder().globals.lock()[0] as *mut u8).unwrap();
+    assert_eq!(field(fresh, 0), Some(a), "resurrected by the finalizer");
+    assert!(heap.is_object(a.as_ptr()));
+    assert_eq!(heap.stats().last_marked, 2);
+    assert_eq!(
+        heap.pending_finalizers(),
+        0,
+        "a finalizer runs once, not again"
+    );
+}
+
+#[test]
+fn registering_twice_or_a_foreign_object_is_refused_and_unregistering_works() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let log = Log::default();
+    let a = new_pair(&mut m, 1, None, None).unwrap();
+    finalize(&m, a, FinalizerOrder::Ordered, &log);
+    let again = m.register_finalizer(a, FinalizerOrder::Unordered, |_, _| {});
+    assert!(
+        matches!(again, Err(Error::AlreadyRegistered { addr, .. }) if addr == a.addr()),
+        "{again:?}"
+    );
+    let mut local = 0u64;
+    let foreign = ObjRef::from_ptr(&mut local as *mut u64 as *mut u8).unwrap();
+    assert!(matches!(
+        m.register_finalizer(foreign, FinalizerOrder::Ordered, |_, _| {}),
+        Err(Error::ForeignPointer { .. })
+    ));
+    assert!(m.unregister_finalizer(a));
+    assert!(!m.unregister_finalizer(a));
+    m.collect();
+    assert_eq!(m.run_finalizers().unwrap(), 0);
+    assert!(log.lock().is_empty());
+}
+
+#[test]
+fn the_notifier_is_told_and_the_finalizer_thread_runs_them() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let notified = Arc::new(AtomicUsize::new(0));
+    let n = notified.clone();
+    heap.set_finalizer_notifier(Some(Box::new(move || {
+        assert!(
+            mosaic::inside_callback(),
+            "the notifier counts as a callback"
+        );
+        n.fetch_add(1, Relaxed);
+    })));
+    let log = Log::default();
+    let a = new_pair(&mut m, 1, None, None).unwrap();
+    finalize(&m, a, FinalizerOrder::Ordered, &log);
+    m.collect();
+    assert_eq!(notified.load(Relaxed), 1);
+    m.collect();
+    assert_eq!(notified.load(Relaxed), 1, "nothing new queued");
+
+    heap.start_finalizer_thread().unwrap();
+    assert!(matches!(
+        heap.start_finalizer_thread(),
+        Err(Error::Misuse(_))
+    ));
+    let b = new_pair(&mut m, 2, None, None).unwrap();
+    finalize(&m, b, FinalizerOrder::Ordered, &log);
+    m.collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while log.lock().len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "finalizer thread idle"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let mut got = log.lock().clone();
+    got.sort_unstable();
+    assert_eq!(got, vec![1, 2], "the thread ran the old and the new one");
+    assert_eq!(heap.pending_finalizers(), 0);
+}
+
+#[test]
+fn the_finalizer_thread_does_not_keep_the_heap_alive() {
+    let freed = {
+        let heap = heap(small_config());
+        heap.start_finalizer_thread().unwrap();
+        let mut m = heap.mutator().unwrap();
+        new_bytes(&mut m, 7, 8, mosaic::AllocFlags::NEEDS_CLEANUP).unwrap();
+        heap.embedder().freed.clone()
+    };
+    // Dropping the last handle tore the heap down (on_free ran at teardown).
+    assert_eq!(*freed.lock(), vec![7]);
+}
+
+#[test]
+fn run_finalizers_is_refused_inside_a_blocking_region() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    m.enter_blocking().unwrap();
+    assert!(matches!(m.run_finalizers(), Err(Error::Misuse(_))));
+    m.leave_blocking().unwrap();
+    assert_eq!(m.run_finalizers().unwrap(), 0);
+}

@@ -1,0 +1,292 @@
+//! Weak handles, weak slots (short and long) and ephemerons, including the
+//! 100,000-ephemeron chain whose keys are reachable only through each
+//! other's values.
+
+mod common;
+
+use common::*;
+use mosaic::{AllocFlags, Error, FinalizerOrder, ObjRef, WeakKind};
+
+/// A byte string with room for `n` pointer words: never traced, so the
+/// words hold their targets only weakly once registered.
+fn weak_box(m: &mut TestMutator, id: u64, n: usize) -> ObjRef {
+    new_bytes(m, id, 8 * n, AllocFlags::NONE).unwrap()
+}
+
+fn word_slot(o: ObjRef, i: usize) -> *mut *mut u8 {
+    // SAFETY: callers index words within the byte string.
+    unsafe { (o.as_ptr().add(HEADER) as *mut *mut u8).add(i) }
+}
+
+fn set_word(o: ObjRef, i: usize, v: Option<ObjRef>) {
+    // SAFETY: as in word_slot.
+    unsafe { word_slot(o, i).write(v.map_or(std::ptr::null_mut(), |v| v.as_ptr())) }
+}
+
+fn word(o: ObjRef, i: usize) -> Option<ObjRef> {
+    // SAFETY: as in word_slot.
+    ObjRef::from_ptr(unsafe { word_slot(o, i).read() })
+}
+
+#[test]
+fn a_weak_handle_reads_none_exactly_once_its_referent_died() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let live = new_pair(&mut m, 1, None, None).unwrap();
+    let _keep = m.root(live).unwrap();
+    let dead = new_pair(&mut m, 2, None, None).unwrap();
+    let w_live = m.weak_root(live, WeakKind::Short).unwrap();
+    let w_dead = m.weak_root(dead, WeakKind::Long).unwrap();
+    assert_eq!(w_dead.get(), Some(dead), "not cleared before a collection");
+    assert_eq!(heap.stats().weak_handles, 2);
+    m.collect();
+    assert_eq!(w_live.get(), Some(live));
+    assert_eq!(w_dead.get(), None);
+    assert_eq!(
+        heap.stats().last_marked,
+        1,
+        "a weak handle keeps nothing alive"
+    );
+    // A handle may live on another thread.
+    let t = std::thread::spawn(move || w_live.get().map(|o| o.addr()));
+    assert_eq!(t.join().unwrap(), Some(live.addr()));
+    drop(w_dead);
+    assert_eq!(heap.stats().weak_handles, 0);
+}
+
+#[test]
+fn short_references_clear_before_finalization_long_ones_when_reclaimed() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let f = new_pair(&mut m, 1, None, None).unwrap();
+    m.register_finalizer(f, FinalizerOrder::Ordered, |_, _| {})
+        .unwrap();
+    let short = m.weak_root(f, WeakKind::Short).unwrap();
+    let long = m.weak_root(f, WeakKind::Long).unwrap();
+    // The same through weak slots of a holder object (words of a byte
+    // string: never traced, so only weakly held).
+    let holder = weak_box(&mut m, 2, 2);
+    let _h = m.root(holder).unwrap();
+    set_word(holder, 0, Some(f));
+    set_word(holder, 1, Some(f));
+    // SAFETY: both are words of a live object; the test expects them to be
+    // cleared.
+    unsafe {
+        m.register_weak_slot(word_slot(holder, 0), WeakKind::Short)
+            .unwrap();
+        m.register_weak_slot(word_slot(holder, 1), WeakKind::Long)
+            .unwrap();
+    }
+
+    m.collect();
+    assert_eq!(short.get(), None, "short: cleared when found unreachable");
+    assert_eq!(word(holder, 0), None);
+    assert_eq!(
+        long.get(),
+        Some(f),
+        "long: kept while f waits for its finalizer"
+    );
+    assert_eq!(word(holder, 1), Some(f));
+    assert_eq!(m.run_finalizers().unwrap(), 1);
+    m.collect();
+    assert_eq!(long.get(), None, "long: cleared once f is reclaimed");
+    assert_eq!(word(holder, 1), None);
+}
+
+#[test]
+fn a_weak_slot_registration_ends_with_its_holder_and_bad_slots_are_refused() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let target = new_pair(&mut m, 1, None, None).unwrap();
+    let _t = m.root(target).unwrap();
+    let holder = weak_box(&mut m, 2, 1);
+    set_word(holder, 0, Some(target));
+    let slot = word_slot(holder, 0);
+    // SAFETY: a word of a live object.
+    unsafe { m.register_weak_slot(slot, WeakKind::Short).unwrap() };
+    // SAFETY: (refused calls: nothing is registered)
+    let twice = unsafe { m.register_weak_slot(slot, WeakKind::Long) };
+    assert!(
+        matches!(twice, Err(Error::AlreadyRegistered { .. })),
+        "{twice:?}"
+    );
+    let mut outside: *mut u8 = std::ptr::null_mut();
+    // SAFETY: refused before anything is written.
+    let r = unsafe { m.register_weak_slot(&mut outside, WeakKind::Short) };
+    assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+    // SAFETY: refused (misaligned).
+    let r = unsafe { m.register_weak_slot((slot as usize + 1) as *mut *mut u8, WeakKind::Short) };
+    assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+    assert_eq!(heap.stats().weak_slots, 1);
+    m.collect();
+    assert_eq!(
+        heap.stats().weak_slots,
+        0,
+        "the holder died: its registration went"
+    );
+    // Its memory may be reused by an object whose field must stay untouched.
+    m.finish_sweep();
+    let reuse = (0..64)
+        .map(|i| new_vector(&mut m, 10 + i, 1).unwrap())
+        .collect::<Vec<_>>();
+    let roots: Vec<_> = reuse.iter().map(|&o| m.root(o).unwrap()).collect();
+    let dead = new_pair(&mut m, 99, None, None).unwrap();
+    for &o in &reuse {
+        set_field(o, 0, Some(dead));
+    }
+    m.collect();
+    assert!(
+        reuse.iter().all(|&o| field(o, 0) == Some(dead)),
+        "no stale registration cleared a strong field"
+    );
+    assert!(!m.unregister_weak_slot(std::ptr::null_mut()));
+    drop(roots);
+}
+
+#[test]
+fn an_ephemeron_keeps_its_value_exactly_while_its_key_lives() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let key = new_pair(&mut m, 1, None, None).unwrap();
+    let key_root = m.root(key).unwrap();
+    let value = new_pair(&mut m, 2, None, None).unwrap();
+    let table = new_vector(&mut m, 3, 1).unwrap();
+    let _t = m.root(table).unwrap();
+    let e = m.alloc_ephemeron(Some(key), Some(value)).unwrap();
+    set_field(table, 0, Some(e));
+    assert_eq!(heap.stats().ephemerons, 1);
+
+    m.collect();
+    assert_eq!(heap.ephemeron_key(e).unwrap(), Some(key));
+    assert_eq!(heap.ephemeron_value(e).unwrap(), Some(value));
+    assert_eq!(heap.stats().last_marked, 4, "key, value, table, ephemeron");
+
+    drop(key_root);
+    m.collect();
+    assert_eq!(heap.ephemeron_key(e).unwrap(), None);
+    assert_eq!(heap.ephemeron_value(e).unwrap(), None);
+    assert_eq!(heap.stats().last_marked, 2, "table and ephemeron");
+    m.finish_sweep();
+    assert!(!heap.is_object(value.as_ptr()));
+
+    // A value referring to its own key does not keep the key alive.
+    let k2 = new_pair(&mut m, 4, None, None).unwrap();
+    let v2 = new_pair(&mut m, 5, Some(k2), None).unwrap();
+    m.ephemeron_set(e, Some(k2), Some(v2)).unwrap();
+    m.collect();
+    assert_eq!(heap.ephemeron_key(e).unwrap(), None);
+    assert_eq!(heap.stats().last_marked, 2);
+
+    // The ephemeron itself dies with its table.
+    set_field(table, 0, None);
+    m.collect();
+    assert_eq!(heap.stats().ephemerons, 0);
+}
+
+#[test]
+fn bad_ephemerons_are_refused() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let mut local = 0u64;
+    let foreign = ObjRef::from_ptr(&mut local as *mut u64 as *mut u8).unwrap();
+    let r = m.alloc_ephemeron(Some(foreign), None);
+    assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+    let plain = new_pair(&mut m, 1, None, None).unwrap();
+    assert!(matches!(
+        heap.ephemeron_key(plain),
+        Err(Error::InvalidArgument(_))
+    ));
+    let e = m.alloc_ephemeron(None, None).unwrap();
+    assert!(matches!(
+        m.ephemeron_set(e, Some(foreign), None),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(heap.ephemeron_key(e).unwrap(), None);
+}
+
+/// `n` ephemerons e_i = (k_i, v_i) where v_i refers to k_{i+1}: only k_0 is
+/// rooted, so each key is reachable only through the previous value. The
+/// ephemerons sit in one rooted vector, in forward or reverse order (the
+/// reverse order makes a naive "rescan until nothing changes" quadratic:
+/// 5·10^9 visits at 100,000).
+fn chain(n: usize, reverse: bool, keep_first_key: bool) {
+    let heap = heap(mosaic::Config {
+        max_heap: 1 << 30,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let list = new_vector(&mut m, 1, n).unwrap();
+    let _l = m.root(list).unwrap();
+    let keys = new_vector(&mut m, 2, n + 1).unwrap(); // keeps keys alive while building
+    let keys_root = m.root(keys).unwrap();
+    for i in 0..=n {
+        let k = new_pair(&mut m, 1000 + i as u64, None, None).unwrap();
+        set_field(keys, i, Some(k));
+    }
+    for i in 0..n {
+        let next = field(keys, i + 1);
+        let v = new_pair(&mut m, 10_000_000 + i as u64, next, None).unwrap();
+        let e = m.alloc_ephemeron(field(keys, i), Some(v)).unwrap();
+        set_field(list, if reverse { n - 1 - i } else { i }, Some(e));
+    }
+    let first = m.root(field(keys, 0).unwrap()).unwrap();
+    drop(keys_root);
+    if !keep_first_key {
+        drop(first);
+        m.collect();
+        // Nothing but the list and its ephemerons: every pair cleared.
+        assert_eq!(heap.stats().last_marked, 1 + n as u64);
+        for i in 0..n {
+            let e = field(list, i).unwrap();
+            assert_eq!(heap.ephemeron_value(e).unwrap(), None);
+        }
+        return;
+    }
+    m.collect();
+    // list + n ephemerons + n + 1 keys + n values (the keys vector died).
+    assert_eq!(heap.stats().last_marked, 1 + 3 * n as u64 + 1);
+    for i in 0..n {
+        let e = field(list, if reverse { n - 1 - i } else { i }).unwrap();
+        let k = heap.ephemeron_key(e).unwrap().expect("key alive");
+        assert_eq!(header(k).2, 1000 + i as u64);
+        let v = heap.ephemeron_value(e).unwrap().expect("value alive");
+        assert_eq!(header(v).2, 10_000_000 + i as u64);
+    }
+    drop(first);
+}
+
+#[test]
+fn a_chain_of_100k_ephemerons_resolves_in_forward_order() {
+    chain(100_000, false, true);
+}
+
+#[test]
+fn a_chain_of_100k_ephemerons_resolves_in_reverse_order() {
+    chain(100_000, true, true);
+}
+
+#[test]
+fn a_chain_of_100k_ephemerons_dies_with_its_first_key() {
+    chain(100_000, true, false);
+}
+
+#[test]
+fn an_ephemeron_key_kept_for_its_finalizer_keeps_the_value_too() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let table = new_vector(&mut m, 1, 1).unwrap();
+    let _t = m.root(table).unwrap();
+    let key = new_pair(&mut m, 2, None, None).unwrap();
+    let value = new_bytes(&mut m, 3, 10, AllocFlags::NONE).unwrap();
+    let e = m.alloc_ephemeron(Some(key), Some(value)).unwrap();
+    set_field(table, 0, Some(e));
+    m.register_finalizer(key, FinalizerOrder::Ordered, |_, _| {})
+        .unwrap();
+    m.collect();
+    assert_eq!(heap.ephemeron_value(e).unwrap(), Some(value));
+    assert!(bytes_match(value, 3));
+    m.run_finalizers().unwrap();
+    m.collect();
+    assert_eq!(heap.ephemeron_key(e).unwrap(), None);
+    assert_eq!(heap.ephemeron_value(e).unwrap(), None);
+}
