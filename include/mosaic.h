@@ -182,14 +182,33 @@ typedef void (*mosaic_roots_fn)(void *ctx, struct mosaic_tracer *tracer);
 typedef void (*mosaic_free_fn)(void *ctx, void *obj);
 
 /**
- * How the collector finds references. `trace` is required; `roots` and
- * `on_free` may be NULL. `ctx` is passed to every callback.
+ * Reports the root slots of one mutator `m` (its interpreter stack, its
+ * saved registers): `mosaic_visit(tracer, &slot)` for each. `mutator_data`
+ * is what `mosaic_mutator_set_data` set for `m` (NULL if nothing). Runs
+ * during a collection, once per mutator (see `mosaic_embedder`).
+ */
+typedef void (*mosaic_mutator_roots_fn)(void *ctx, struct mosaic_mutator *m, void *mutator_data, struct mosaic_tracer *tracer);
+
+/**
+ * How the collector finds references. `trace` is required; `roots`,
+ * `on_free` and `mutator_roots` may be NULL. `ctx` is passed to every
+ * callback.
  *
- * `trace` and `roots` run on the collecting thread (the one whose
- * allocation or `mosaic_collect` started the collection) while every other
- * mutator is stopped: parked at a safepoint or inside `mosaic_blocking`.
- * They must not allocate or call any mosaic function other than
- * `mosaic_visit`.
+ * `trace`, `roots` and `mutator_roots` run on the collecting thread (the
+ * one whose allocation or `mosaic_collect` started the collection) while
+ * every other mutator is stopped: parked at a safepoint or inside a
+ * blocking region. They must not allocate or call any mosaic function
+ * other than `mosaic_visit`: `mosaic_alloc` returns NULL with
+ * `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
+ * refuse with it, and the collection completes.
+ *
+ * `mutator_roots` (the last field, so initialisers written before it
+ * existed leave it NULL) runs once per collection for each mutator of the
+ * heap that has not been freed, the collecting one included, with that
+ * mutator's handle and its `mosaic_mutator_set_data` pointer. The mutator
+ * is stopped: parked, in a blocking region (whose code must then leave
+ * the slots it reports alone), or its thread has exited. Use the handle
+ * to tell mutators apart; do not call mosaic functions with it there.
  *
  * `on_free` runs on the thread that sweeps the dead object. With lazy
  * sweeping (the default) that is mostly an allocating mutator's thread,
@@ -214,6 +233,7 @@ typedef struct mosaic_embedder {
   mosaic_roots_fn roots;
   mosaic_free_fn on_free;
   void *ctx;
+  mosaic_mutator_roots_fn mutator_roots;
 } mosaic_embedder;
 
 /**
@@ -363,6 +383,11 @@ struct mosaic_mutator *mosaic_mutator_new(struct mosaic_heap *heap);
  * When this was the heap's last handle, `on_free` runs here for the objects
  * that asked for cleanup.
  *
+ * Freed on its own thread inside a blocking region
+ * (`mosaic_blocking_enter`), the mutator leaves the region first (waiting
+ * for a collection in progress to end). It must not be freed from inside
+ * one of its own finalizers or a collector callback.
+ *
  * # Safety
  * `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread
  * (or on any thread once its thread has exited).
@@ -370,13 +395,36 @@ struct mosaic_mutator *mosaic_mutator_new(struct mosaic_heap *heap);
 void mosaic_mutator_free(struct mosaic_mutator *m);
 
 /**
+ * Sets the pointer this mutator's `mutator_roots` callback receives as
+ * `mutator_data` (your interpreter's per-thread state, say); NULL clears
+ * it. Call it on the mutator's thread. Errors: a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `data` is
+ * never dereferenced by the library.
+ */
+enum mosaic_error mosaic_mutator_set_data(struct mosaic_mutator *m, void *data);
+
+/**
+ * The pointer set with `mosaic_mutator_set_data` (NULL if none, or with
+ * an error for a NULL or freed mutator).
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator.
+ */
+void *mosaic_mutator_data(const struct mosaic_mutator *m);
+
+/**
  * Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
- * Returns NULL on error: out of memory, too large, bad flags, a NULL or
- * freed mutator.
+ * The memory is aligned to 8 bytes, and to 16 when its slot size is a
+ * multiple of 16 (see the top of this header; `mosaic_alloc_aligned` for
+ * more). Returns NULL on error: out of memory, too large, bad flags, a
+ * NULL or freed mutator, or `MOSAIC_ERR_MISUSE` inside a blocking region
+ * (`mosaic_blocking_enter`) or a collector callback.
  *
  * Allocation is a safepoint and may collect on this thread (running
- * `trace` and `roots` here) or, with lazy sweeping, sweep pages (running
- * `on_free` here); see `mosaic_embedder`.
+ * `trace`, `roots` and `mutator_roots` here) or, with lazy sweeping, sweep
+ * pages (running `on_free` here); see `mosaic_embedder`.
  *
  * # Safety
  * `m` must be NULL or a live mutator used only by the calling thread.
@@ -384,9 +432,27 @@ void mosaic_mutator_free(struct mosaic_mutator *m);
 void *mosaic_alloc(struct mosaic_mutator *m, size_t size, uint32_t flags);
 
 /**
- * Collects garbage now (stop-the-world): `trace` and `roots` run on this
- * thread while the other mutators are stopped. If another thread is
- * already collecting, waits for that collection instead.
+ * Allocates `size` zeroed bytes aligned to `align`, a power of two from 1
+ * to 65536 (a page): SIMD data, cache lines. The object gets the smallest
+ * size class whose slots are all aligned (with the default classes that
+ * is up to 4096, and the object's usable size may exceed `size`), or
+ * else a large object, which starts a 64 KiB page. `align` up to 8 is
+ * plain `mosaic_alloc`. Errors as `mosaic_alloc`, plus
+ * `MOSAIC_ERR_INVALID_ARGUMENT` for a bad `align`.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+void *mosaic_alloc_aligned(struct mosaic_mutator *m, size_t size, size_t align, uint32_t flags);
+
+/**
+ * Collects garbage now (stop-the-world): `trace`, `roots` and
+ * `mutator_roots` run on this thread while the other mutators are
+ * stopped. If another thread is already collecting, waits for that
+ * collection instead. Refused with `MOSAIC_ERR_MISUSE` inside a collector
+ * callback (`trace`, `roots`, `mutator_roots`, `on_free`, the event
+ * callback, the finalizer notifier) or a blocking region
+ * (`mosaic_blocking_enter`): nothing is collected then.
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -395,7 +461,8 @@ void mosaic_collect(struct mosaic_mutator *m);
 
 /**
  * Sweeps every page left unswept since the last collection (`on_free` runs
- * on this thread for the dead objects found).
+ * on this thread for the dead objects found). Refused with
+ * `MOSAIC_ERR_MISUSE` inside a blocking region or a collector callback.
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -404,7 +471,10 @@ void mosaic_finish_sweep(struct mosaic_mutator *m);
 
 /**
  * Parks here if another thread wants to collect. Call it in long loops
- * that do not allocate.
+ * that do not allocate. Does nothing inside a blocking region. Refused
+ * with `MOSAIC_ERR_MISUSE` inside a collector callback (parking there
+ * would wait for the collection the callback is part of, or stop the
+ * world in the middle of a sweep).
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -415,11 +485,39 @@ void mosaic_safepoint(struct mosaic_mutator *m);
  * Runs `f(arg)` as a blocking region (a system call, a lock wait): other
  * threads may collect meanwhile. `f` must not touch the heap or call
  * mosaic functions, and must return normally (no `longjmp` out of it).
+ * Inside a region entered with `mosaic_blocking_enter`, just calls `f`.
+ * Refused with `MOSAIC_ERR_MISUSE` inside a collector callback (`f` is
+ * not called).
  *
  * # Safety
  * As `mosaic_alloc`; `f` must be a valid function.
  */
 void mosaic_blocking(struct mosaic_mutator *m, void (*f)(void *arg), void *arg);
+
+/**
+ * Enters a blocking region, for code that blocks where a callback does not
+ * fit (`mosaic_blocking` with the wait written inline). Until
+ * `mosaic_blocking_leave`, other threads collect without waiting for this
+ * one, so the code in between must not read or write heap objects (root
+ * handles may be used), and this mutator refuses to allocate, collect,
+ * sweep, run finalizers or push and pop scope slots (`MOSAIC_ERR_MISUSE`).
+ * Errors: `MOSAIC_ERR_MISUSE` if already inside a region or inside a
+ * collector callback; a NULL or freed mutator.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+enum mosaic_error mosaic_blocking_enter(struct mosaic_mutator *m);
+
+/**
+ * Leaves the blocking region entered with `mosaic_blocking_enter`,
+ * waiting first for a collection in progress to end. Errors:
+ * `MOSAIC_ERR_MISUSE` outside a region; a NULL or freed mutator.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+enum mosaic_error mosaic_blocking_leave(struct mosaic_mutator *m);
 
 /**
  * Whether `p` is the start of an object allocated in `heap`. Any other `p`
@@ -479,6 +577,55 @@ void mosaic_root_set(struct mosaic_root *r, void *obj);
  * `r` must be NULL or from `mosaic_root_new`, freed once, on its thread.
  */
 void mosaic_root_free(struct mosaic_root *r);
+
+/**
+ * The depth of the mutator's scope: save it, add slots, then close back to
+ * it with `mosaic_scope_close`. 0 with an error for a NULL or freed
+ * mutator (0 is also the depth of an empty scope: check
+ * `mosaic_last_error()` if that matters).
+ *
+ * ```c
+ * size_t depth = mosaic_scope_open(m);
+ * Node *n = NULL;
+ * mosaic_scope_add(m, (void **)&n);   // n survives collections, and
+ * n = mosaic_alloc(m, sizeof *n, 0);  // would be updated if it moved
+ * ...
+ * mosaic_scope_close(m, depth);
+ * ```
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+size_t mosaic_scope_open(struct mosaic_mutator *m);
+
+/**
+ * Pushes `slot`, the address of a pointer variable, onto the mutator's
+ * scope: until closed, every collection visits it like a root (it keeps
+ * its object alive and would be updated if the object moved). The
+ * variable may hold NULL, an object of the heap or a pointer outside the
+ * heap, and must stay valid (its function must not return) until its
+ * scope is closed. No lock; no allocation beyond growing the stack.
+ * Errors: `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL or misaligned slot;
+ * `MOSAIC_ERR_MISUSE` inside a blocking region (a collection may be
+ * reading the scope); a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `slot` a
+ * writable pointer-sized variable that outlives its scope.
+ */
+enum mosaic_error mosaic_scope_add(struct mosaic_mutator *m, void **slot);
+
+/**
+ * Pops the scope back to `depth` (a value `mosaic_scope_open` returned):
+ * the slots added since are no longer visited. Errors:
+ * `MOSAIC_ERR_INVALID_ARGUMENT` if `depth` is deeper than the scope (it
+ * was closed already: the scope is left as it is); `MOSAIC_ERR_MISUSE`
+ * inside a blocking region; a NULL or freed mutator.
+ *
+ * # Safety
+ * As `mosaic_scope_open`.
+ */
+enum mosaic_error mosaic_scope_close(struct mosaic_mutator *m, size_t depth);
 
 /**
  * Fills `out` with the heap's statistics.

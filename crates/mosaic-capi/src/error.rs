@@ -133,6 +133,11 @@ pub(crate) fn report(function: &str, e: &Error) -> mosaic_error {
     code
 }
 
+/// Records `MOSAIC_ERR_MISUSE` ("{function}: misuse: {what}") and returns it.
+pub(crate) fn misuse(function: &str, what: &str) -> mosaic_error {
+    report(function, &Error::Misuse(what.into()))
+}
+
 /// Records `MOSAIC_ERR_INVALID_ARGUMENT` ("{function}: {what}") and returns it.
 pub(crate) fn invalid(function: &str, what: &str) -> mosaic_error {
     set_error(function, mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT, what);

@@ -4,10 +4,11 @@
 //! |---|---|
 //! | `error.rs` | error codes and the per-thread last error |
 //! | `handle.rs` | magic words telling live handles from freed ones |
-//! | `embedder.rs` | `mosaic_embedder` (C callbacks) adapted to the Rust `Embedder` trait; `mosaic_visit` |
+//! | `embedder.rs` | `mosaic_embedder` (C callbacks, `mutator_roots` included) adapted to the Rust `Embedder` trait; `mosaic_visit` |
 //! | `config.rs` | `mosaic_config`, defaults and environment |
-//! | `heap.rs` | heaps, mutators, allocation, collection, safepoints |
+//! | `heap.rs` | heaps, mutators (handle = Rust mutator + C user data), allocation (aligned too), collection, safepoints, blocking regions |
 //! | `roots.rs` | root handles |
+//! | `scope.rs` | the scope: LIFO root slots for C locals |
 //! | `stats.rs` | `mosaic_stats`, `mosaic_pool_stats`, the summary line |
 //!
 //! Every function checks its pointers for NULL, and its handles for having
@@ -22,6 +23,7 @@ mod error;
 mod handle;
 mod heap;
 mod roots;
+mod scope;
 mod stats;
 
 pub use config::*;
@@ -29,4 +31,5 @@ pub use embedder::*;
 pub use error::*;
 pub use heap::*;
 pub use roots::*;
+pub use scope::*;
 pub use stats::*;
