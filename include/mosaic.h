@@ -106,6 +106,62 @@ typedef enum mosaic_error {
 } mosaic_error;
 
 /**
+ * What happened (see `mosaic_set_event_callback` for where each kind is
+ * reported).
+ */
+typedef enum mosaic_event_kind {
+  /**
+   * A collection begins: the world is stopped. Fields: `number`,
+   * `reason`, `heap_bytes`.
+   */
+  MOSAIC_EVENT_COLLECTION_START = 0,
+  /**
+   * Marking is complete (strong, ephemeron and finalizer closure).
+   * Fields: `number`, `reason`, `marked_objects`, `marked_bytes`,
+   * `mark_ns`.
+   */
+  MOSAIC_EVENT_MARK_END = 1,
+  /**
+   * The collection ends; the world resumes after the callback returns.
+   * Fields: `number`, `reason`, `live_bytes`, `heap_bytes`, `pause_ns`,
+   * `finalizers_queued`.
+   */
+  MOSAIC_EVENT_COLLECTION_END = 2,
+  /**
+   * The heap's size target changed: the bytes the size pools and the
+   * large-object space may use before the next collection (never more
+   * than `max_heap`). Fields: `old_bytes`, `new_bytes`.
+   */
+  MOSAIC_EVENT_HEAP_RESIZE = 3,
+} mosaic_event_kind;
+
+/**
+ * Why a collection ran.
+ */
+typedef enum mosaic_gc_reason {
+  /**
+   * Not about a collection (`MOSAIC_EVENT_HEAP_RESIZE`).
+   */
+  MOSAIC_REASON_NONE = 0,
+  /**
+   * A size pool (or the large-object space) reached its budget.
+   */
+  MOSAIC_REASON_ALLOCATION = 1,
+  /**
+   * `mosaic_collect`.
+   */
+  MOSAIC_REASON_EXPLICIT = 2,
+  /**
+   * The heap reached `max_heap`: an allocation could not get a page.
+   */
+  MOSAIC_REASON_HEAP_LIMIT = 3,
+  /**
+   * Stress mode (`stress`, `MOSAIC_STRESS`) collected.
+   */
+  MOSAIC_REASON_STRESS = 4,
+} mosaic_gc_reason;
+
+/**
  * A garbage-collected heap (opaque).
  */
 typedef struct mosaic_heap mosaic_heap;
@@ -124,6 +180,11 @@ typedef struct mosaic_root mosaic_root;
  * The collector's side of tracing (opaque); pass it to `mosaic_visit`.
  */
 typedef struct mosaic_tracer mosaic_tracer;
+
+/**
+ * A weak handle: holds an object without keeping it alive (opaque).
+ */
+typedef struct mosaic_weak mosaic_weak;
 
 /**
  * Heap configuration; fill with `mosaic_config_default` or
@@ -162,6 +223,77 @@ typedef struct mosaic_config {
    */
   uint64_t stall_warning_ms;
 } mosaic_config;
+
+/**
+ * One GC event: `kind` says which fields are set (see
+ * `mosaic_event_kind`); the others are 0. Times are in nanoseconds, sizes
+ * in bytes. Valid only during the callback.
+ */
+typedef struct mosaic_event {
+  enum mosaic_event_kind kind;
+  enum mosaic_gc_reason reason;
+  /**
+   * The collection's number: 1 for the heap's first.
+   */
+  uint64_t number;
+  /**
+   * Objects marked: the live objects, plus those kept for finalizers.
+   */
+  uint64_t marked_objects;
+  /**
+   * Their bytes (slot sizes; a large object's requested size).
+   */
+  uint64_t marked_bytes;
+  /**
+   * Bytes found live (as `marked_bytes`).
+   */
+  uint64_t live_bytes;
+  /**
+   * Heap memory committed (pages in use or cached).
+   */
+  size_t heap_bytes;
+  /**
+   * The size target before and after a `MOSAIC_EVENT_HEAP_RESIZE`.
+   */
+  size_t old_bytes;
+  size_t new_bytes;
+  /**
+   * The whole pause, start to end.
+   */
+  uint64_t pause_ns;
+  /**
+   * Marking time.
+   */
+  uint64_t mark_ns;
+  /**
+   * Finalizers this collection queued.
+   */
+  size_t finalizers_queued;
+} mosaic_event;
+
+/**
+ * Receives GC events (see `mosaic_set_event_callback`).
+ */
+typedef void (*mosaic_event_fn)(void *ctx, const struct mosaic_event *ev);
+
+/**
+ * A finalizer: runs once for `obj`, with `data` as registered, on a thread
+ * running finalizers, with that thread's mutator `m` (see
+ * `mosaic_register_finalizer`).
+ */
+typedef void (*mosaic_finalizer_fn)(struct mosaic_mutator *m, void *obj, void *data);
+
+/**
+ * The order in which unreachable finalizable objects are finalized: one
+ * of the `MOSAIC_FINALIZE_*` values.
+ */
+typedef uint32_t mosaic_finalizer_order;
+
+/**
+ * Called when a collection has queued finalizers (see
+ * `mosaic_set_finalizer_notifier`).
+ */
+typedef void (*mosaic_notify_fn)(void *ctx);
 
 /**
  * Reports the reference fields of `obj`: call `mosaic_visit(tracer, &field)`
@@ -237,6 +369,11 @@ typedef struct mosaic_embedder {
 } mosaic_embedder;
 
 /**
+ * When a weak reference is cleared: one of the `MOSAIC_WEAK_*` values.
+ */
+typedef uint32_t mosaic_weak_kind;
+
+/**
  * Heap-wide statistics (times in nanoseconds).
  */
 typedef struct mosaic_stats {
@@ -273,6 +410,36 @@ typedef struct mosaic_pool_stats {
   uint64_t freed_total;
   uint64_t longest_sweep_step_ns;
 } mosaic_pool_stats;
+
+/**
+ * If an unreachable finalizable object A reaches another one B, A is
+ * finalized first and B only in a later collection, once A is gone (B
+ * stays intact for A's finalizer). Direct self-references are ignored;
+ * objects in a longer cycle of ordered finalizable objects are never
+ * finalized (they leak, as with Boehm's `GC_register_finalizer`).
+ */
+#define MOSAIC_FINALIZE_ORDERED 0
+
+/**
+ * Every unreachable finalizable object is finalized as soon as it is
+ * unreachable, cycles included, in no particular order: a finalizer may
+ * see objects whose own finalizer already ran.
+ */
+#define MOSAIC_FINALIZE_UNORDERED 1
+
+/**
+ * Cleared as soon as the target is found unreachable, before its finalizer
+ * (if any) runs: a finalizer never sees its object through a short weak
+ * reference (Java's `WeakReference`).
+ */
+#define MOSAIC_WEAK_SHORT 0
+
+/**
+ * Cleared only when the target is reclaimed: an object kept alive for its
+ * finalizer keeps its long weak references until it dies for good, in a
+ * later collection (Boehm's `GC_register_long_link`).
+ */
+#define MOSAIC_WEAK_LONG 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -330,6 +497,120 @@ enum mosaic_error mosaic_last_error(void);
  * string stays valid until the next failing call on this thread.
  */
 const char *mosaic_last_error_message(void);
+
+/**
+ * Sets the function called with every GC event (`f(ctx, ev)`; NULL `f`
+ * removes it). `ev` is valid during the call only.
+ *
+ * Where each kind is reported: `MOSAIC_EVENT_COLLECTION_START`,
+ * `MOSAIC_EVENT_MARK_END` and `MOSAIC_EVENT_COLLECTION_END`, in that order
+ * for each collection, inside the pause on the collecting thread, every
+ * other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` where the growth
+ * policy changes the size target: at the end of a pause (before
+ * `COLLECTION_END`), or on a mutator thread whose lazy sweep finished a
+ * pool's cycle, inside its `mosaic_alloc` and concurrently with other
+ * mutators (so possibly on several threads at once).
+ *
+ * The callback is a collector callback: it must return normally, must not
+ * allocate, collect, run finalizers or block (refused with
+ * `MOSAIC_ERR_MISUSE`), and must be thread-safe. It may read
+ * `mosaic_heap_stats`. Any thread. Errors: a NULL or freed heap.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `f` NULL or a function
+ * safe to call with `ctx` from any mutator thread.
+ */
+enum mosaic_error mosaic_set_event_callback(struct mosaic_heap *heap, mosaic_event_fn f, void *ctx);
+
+/**
+ * Registers a finalizer for `obj`: when `obj` becomes unreachable it is
+ * kept alive, with everything it references, until `f(m, obj, data)` has
+ * run once; a later collection reclaims it, unless `f` stored it somewhere
+ * reachable again. `order` is `MOSAIC_FINALIZE_ORDERED` or
+ * `MOSAIC_FINALIZE_UNORDERED`.
+ *
+ * `f` never runs inside a collection or an allocation: collections queue
+ * the finalizers of objects they find unreachable, and they run in
+ * `mosaic_run_finalizers` on the thread that calls it (or on the finalizer
+ * thread, `mosaic_start_finalizer_thread`). `m` is the mutator of that
+ * thread, valid during the call: `f` may allocate, collect and use heap
+ * objects through it, but must not free it. A finalizer still registered
+ * or queued when the heap goes away never runs (`on_free` still does).
+ *
+ * Call on the mutator's thread. Errors: `MOSAIC_ERR_FOREIGN_POINTER` if
+ * `obj` is not an object of the heap; `MOSAIC_ERR_ALREADY_REGISTERED` if it
+ * has a finalizer already (registered, not yet queued);
+ * `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL `f`, an unknown `order`, a NULL
+ * or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `f` a valid
+ * function, safe to call on any thread running finalizers with `data`.
+ */
+enum mosaic_error mosaic_register_finalizer(struct mosaic_mutator *m, void *obj, mosaic_finalizer_fn f, void *data, mosaic_finalizer_order order);
+
+/**
+ * Removes `obj`'s finalizer if it has not been queued yet. Returns whether
+ * it had one (`false` is not an error: the last error is `MOSAIC_OK`),
+ * `false` with an error for a NULL or freed mutator. Call on the mutator's
+ * thread.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `obj` may be
+ * any value.
+ */
+bool mosaic_unregister_finalizer(struct mosaic_mutator *m, void *obj);
+
+/**
+ * Runs every queued finalizer on this thread, oldest first, including
+ * those queued by collections the finalizers themselves cause; returns
+ * how many ran. Each gets `m` as its mutator. Errors (0 returned, nothing
+ * run): `MOSAIC_ERR_MISUSE` inside a collector callback or a blocking
+ * region; a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+size_t mosaic_run_finalizers(struct mosaic_mutator *m);
+
+/**
+ * Finalizers queued and not run yet (0 with an error for a NULL or freed
+ * heap). Any thread.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`.
+ */
+size_t mosaic_pending_finalizers(const struct mosaic_heap *heap);
+
+/**
+ * Sets the function called when a collection has queued finalizers:
+ * `f(ctx)` runs on the collecting thread once the world has resumed
+ * (possibly inside the `mosaic_alloc` that collected). It should only
+ * signal (set a flag, post a semaphore) for some thread to call
+ * `mosaic_run_finalizers`: it must not allocate, collect or run
+ * finalizers (refused with `MOSAIC_ERR_MISUSE`). NULL `f` removes it.
+ * Any thread. Errors: a NULL or freed heap.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `f` NULL or a function
+ * safe to call with `ctx` on any mutator thread.
+ */
+enum mosaic_error mosaic_set_finalizer_notifier(struct mosaic_heap *heap, mosaic_notify_fn f, void *ctx);
+
+/**
+ * Starts a thread (named `mosaic-finalizer`) that runs the queued
+ * finalizers whenever a collection queues some. Each time, it makes a
+ * mutator of its own (finalizers receive it as `m`, and `mutator_roots`
+ * sees it while it exists), runs them all and frees that mutator. The
+ * thread does not keep the heap alive while it waits, and ends when the
+ * heap goes away. Any thread. Errors: `MOSAIC_ERR_MISUSE` if the heap's
+ * finalizer thread is already started or the thread cannot be created; a
+ * NULL or freed heap.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`.
+ */
+enum mosaic_error mosaic_start_finalizer_thread(struct mosaic_heap *heap);
 
 /**
  * Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
@@ -537,6 +818,128 @@ bool mosaic_is_object(const struct mosaic_heap *heap, const void *p);
  * As `mosaic_is_object`.
  */
 size_t mosaic_object_size(const struct mosaic_heap *heap, const void *p);
+
+/**
+ * A weak handle on `obj`: `mosaic_weak_get` returns `obj` until a
+ * collection finds it dead (`kind` says when: `MOSAIC_WEAK_SHORT` or
+ * `MOSAIC_WEAK_LONG`), then NULL. Clearing happens only inside a
+ * collection, so what `mosaic_weak_get` returns is NULL or a live object.
+ * Returns NULL on error: `MOSAIC_ERR_FOREIGN_POINTER` if `obj` is not an
+ * object of the heap, `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL `obj`, an
+ * unknown `kind`, a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+struct mosaic_weak *mosaic_weak_new(struct mosaic_mutator *m, void *obj, mosaic_weak_kind kind);
+
+/**
+ * The object a weak handle holds, or NULL once it died (or with an error
+ * if `w` is NULL or freed). Call it on a thread whose mutator of the heap
+ * is attached (not in a blocking region), and store the result in a root,
+ * a scope slot or a traced field before the next safepoint if it must
+ * stay alive: the weak handle does not keep it.
+ *
+ * # Safety
+ * `w` must be NULL or a live weak handle.
+ */
+void *mosaic_weak_get(const struct mosaic_weak *w);
+
+/**
+ * Frees a weak handle, on any thread. NULL is ignored (the last error is
+ * left as it was); a handle freed twice is reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` on a best-effort basis, as for roots.
+ *
+ * # Safety
+ * `w` must be NULL or from `mosaic_weak_new`, freed once.
+ */
+void mosaic_weak_free(struct mosaic_weak *w);
+
+/**
+ * Registers a weak slot (a "disappearing link"): `slot` is the address of
+ * a pointer field inside a live object of the heap, and a collection that
+ * finds the object the field points to dead sets the field to NULL
+ * (`kind` says when: `MOSAIC_WEAK_SHORT` or `MOSAIC_WEAK_LONG`). The field
+ * may hold NULL, an object of the heap or a pointer outside the heap
+ * (never cleared). `trace` should *not* visit the field, or it keeps its
+ * target alive. The registration ends when the object holding the slot
+ * dies, or with `mosaic_unregister_weak_slot`. Call on the mutator's
+ * thread.
+ *
+ * Errors: `MOSAIC_ERR_INVALID_ARGUMENT` if `slot` is not inside a live
+ * object of this heap (a global, a stack variable) or not aligned to a
+ * pointer, or for an unknown `kind`; `MOSAIC_ERR_ALREADY_REGISTERED` if
+ * the slot is registered already; a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread. While
+ * registered, the field must only hold what is described above, and the
+ * program must expect the collector to write NULL into it.
+ */
+enum mosaic_error mosaic_register_weak_slot(struct mosaic_mutator *m, void **slot, mosaic_weak_kind kind);
+
+/**
+ * Ends a weak slot's registration. Returns whether it was registered
+ * (`false` is not an error: the last error is `MOSAIC_OK`), `false` with
+ * an error for a NULL or freed mutator. Call on the mutator's thread.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `slot` may be
+ * any value.
+ */
+bool mosaic_unregister_weak_slot(struct mosaic_mutator *m, void **slot);
+
+/**
+ * Allocates an ephemeron: a 16-byte heap object holding two pointer words,
+ * `key` at offset 0 and `value` at offset 8, readable in place
+ * (`((void **)e)[0]`, `[1]`) or with `mosaic_ephemeron_key` and
+ * `mosaic_ephemeron_value`. The value is kept alive only while the key is
+ * reachable by other paths (not through this ephemeron's value); when a
+ * collection finds the key dead it sets both words to NULL. The ephemeron
+ * itself is an ordinary object: keep it alive with a root or a traced
+ * field (a weak table's buckets), and have `trace` visit the fields that
+ * hold it; never write its words directly, use `mosaic_ephemeron_set`.
+ * `key` must be NULL or an object of the heap; `value` may be anything a
+ * traced field may hold. Both survive the allocation even if it collects.
+ *
+ * Returns NULL on error: `MOSAIC_ERR_INVALID_ARGUMENT` if `key` is not an
+ * object of the heap; the errors of `mosaic_alloc`.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+void *mosaic_ephemeron_new(struct mosaic_mutator *m, void *key, void *value);
+
+/**
+ * An ephemeron's key: NULL once the key died (or if it was never set), or
+ * with `MOSAIC_ERR_INVALID_ARGUMENT` if `e` is not an ephemeron of the
+ * heap (or the heap is NULL or freed). Call it on a thread whose mutator
+ * of the heap is attached.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `e` may be any value.
+ */
+void *mosaic_ephemeron_key(const struct mosaic_heap *heap, const void *e);
+
+/**
+ * An ephemeron's value: NULL once the key died, or with an error as
+ * `mosaic_ephemeron_key`.
+ *
+ * # Safety
+ * As `mosaic_ephemeron_key`.
+ */
+void *mosaic_ephemeron_value(const struct mosaic_heap *heap, const void *e);
+
+/**
+ * Replaces an ephemeron's key and value (same rules as
+ * `mosaic_ephemeron_new`). Call on the mutator's thread. Errors:
+ * `MOSAIC_ERR_INVALID_ARGUMENT` if `e` is not an ephemeron of the heap or
+ * `key` not an object of it; a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+enum mosaic_error mosaic_ephemeron_set(struct mosaic_mutator *m, void *e, void *key, void *value);
 
 /**
  * A new root holding `obj` (NULL for none). Returns NULL with
