@@ -4,7 +4,7 @@ use std::ffi::c_void;
 
 use mosaic_core::{ObjRef, WeakKind, WeakRoot};
 
-use crate::error::{clear_error, invalid, mosaic_error, report};
+use crate::error::{clear_error, invalid, misuse, mosaic_error, report};
 use crate::handle::Guarded;
 use crate::heap::{heap_ref, mosaic_heap, mosaic_mutator, mutator_mut};
 
@@ -200,6 +200,12 @@ pub unsafe extern "C" fn mosaic_ephemeron_new(
     let Some(m) = mutator_mut(F, m) else {
         return std::ptr::null_mut();
     };
+    // Refused here: the Rust side would push key and value onto the scope
+    // (which a collection may be reading) before refusing the allocation.
+    if m.is_blocking() {
+        misuse(F, "cannot allocate inside a blocking region (call mosaic_blocking_leave first)");
+        return std::ptr::null_mut();
+    }
     match m.alloc_ephemeron(
         ObjRef::from_ptr(key.cast()),
         ObjRef::from_ptr(value.cast()),
