@@ -170,3 +170,23 @@ fn mutator_roots_receives_each_mutator_and_its_data() {
 fn blocking_enter_and_leave_let_other_threads_collect() {
     assert_eq!(run_c_test("blocking").trim(), "0 failures");
 }
+
+/// Scope slots keep their objects alive until closed; scopes nest.
+#[test]
+fn scope_slots_keep_objects_alive_until_closed() {
+    assert_eq!(run_c_test("scope").trim(), "0 failures");
+}
+
+/// `mosaic_alloc_aligned` aligns as asked; `mosaic_alloc` keeps the
+/// header's alignment promise.
+#[test]
+fn aligned_allocations_are_aligned() {
+    assert_eq!(run_c_test("aligned").trim(), "0 failures");
+}
+
+/// Bad input to the new functions, and callbacks that allocate, collect or
+/// block, are error codes; the heap works on.
+#[test]
+fn bad_input_to_the_embedder_interface_is_an_error_not_a_crash() {
+    assert_eq!(run_c_test("bad_input").trim(), "0 failures");
+}
