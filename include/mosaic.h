@@ -5,13 +5,80 @@
  * (mosaic_mutator_new). Describe your objects with a mosaic_embedder:
  * trace() calls mosaic_visit() on the address of each reference field,
  * roots() on each root slot; mosaic_embedder says on which thread each
- * callback runs and what it may do.
+ * callback runs and what it may do. The configuration knobs, their
+ * MOSAIC_* environment variables and defaults are tabled at mosaic_config.
  *
- * Functions that can fail return NULL, 0 or a nonzero code and set the
- * calling thread's last error: mosaic_last_error() and
- * mosaic_last_error_message() tell why. Every successful call resets it to
- * MOSAIC_OK and "". Exceptions: mosaic_visit (once per edge, reports
- * nothing) and the *_free functions given NULL (ignored, like free()).
+ * ERRORS. Functions that can fail return NULL, 0, false or a mosaic_error
+ * other than MOSAIC_OK, and set the calling thread's last error:
+ * mosaic_last_error() and mosaic_last_error_message() tell why. Every
+ * successful call resets it to MOSAIC_OK and "". Exceptions: mosaic_visit
+ * (once per edge, reports nothing) and the *_free functions given NULL
+ * (ignored, like free()). Enumerations the library hands out are C enums;
+ * those you pass in (mosaic_finalizer_order, mosaic_weak_kind) are integer
+ * typedefs with #defined values, so a bad value is an error
+ * (MOSAIC_ERR_INVALID_ARGUMENT), not undefined behaviour.
+ *
+ * THREADS. A thread uses a heap through its own mutator: at most one per
+ * thread and heap (a second is refused). A mutator handle, its root
+ * handles and its scope belong to the thread that made the mutator: never
+ * share them. The functions taking a mosaic_heap may be called from any
+ * thread, and mosaic_weak_free too; mosaic_weak_get, mosaic_ephemeron_key
+ * and mosaic_ephemeron_value from any thread with an attached mutator of
+ * the heap (what they return is an object only until that thread's next
+ * safepoint, unless it is stored where the collector looks).
+ * Collections stop the world: a collection waits until every other mutator
+ * is at a safepoint (every mosaic_alloc is one; call mosaic_safepoint in
+ * long loops that do not allocate) or in a blocking region
+ * (mosaic_blocking, or mosaic_blocking_enter .. mosaic_blocking_leave),
+ * where the thread must leave heap objects alone. A thread that waits (a
+ * join, I/O, a lock) outside a blocking region holds up every collection.
+ * A thread that exits without freeing its mutator has it detached; free
+ * it later from any thread.
+ *
+ * CALLBACKS. trace, roots and mutator_roots run only on the collecting
+ * thread, with the world stopped. on_free may run on several threads at
+ * once (lazy sweeping happens in allocating threads while others run).
+ * The event callback gets COLLECTION_START, MARK_END and COLLECTION_END
+ * on the collecting thread with the world stopped, and HEAP_RESIZE either
+ * there or on a mutator thread that is sweeping, concurrently with other
+ * threads. The finalizer notifier runs on a collecting thread once the
+ * world resumed. None of these may allocate, collect, park, block or run
+ * finalizers: the library refuses with MOSAIC_ERR_MISUSE. Finalizers are
+ * not callbacks in that sense: they run in mosaic_run_finalizers (or on
+ * the finalizer thread) as ordinary mutator code.
+ *
+ * MEMORY. Objects are zeroed. Every object is aligned to 8 bytes, and to
+ * 16 when its slot size (mosaic_object_size) is a multiple of 16: with the
+ * default size classes that is every object (large objects start a 64 KiB
+ * page); Ruby's 40-byte class, or custom sizes that are odd multiples of
+ * 8, give 8. mosaic_alloc_aligned gives any power of two up to 65536.
+ *
+ * MOVING. Today objects never move. Once compaction lands, every object
+ * not allocated with MOSAIC_PINNED may move during a collection, and the
+ * collector will update every reference it knows: the fields trace
+ * reports, the slots roots and mutator_roots report, root handles, scope
+ * slots, weak handles, weak slots and ephemerons. A reference kept
+ * anywhere else (an untraced field, a C local outside a scope, a hash
+ * table keyed by address) goes stale at the next safepoint. MOSAIC_PINNED
+ * objects never move: use it for memory handed to the OS or to code that
+ * keeps raw pointers; today it has no other effect.
+ *
+ * SLOT CONTENTS. A traced slot (field, root, scope slot) may hold NULL,
+ * the start of an object of the heap, or a value outside the heap, which
+ * is ignored (a static object, a small tagged integer). A value inside the
+ * heap that is not an object's start (an interior pointer, a pointer with
+ * tag bits) keeps the containing object alive today, but verify mode
+ * (MOSAIC_VERIFY=1) stops the program with a diagnostic naming the slot,
+ * and such a value will not be updated when objects move. So untag into a
+ * local, visit the local, and retag:
+ *
+ *     void *p = (void *)(o->field & ~(uintptr_t)7);
+ *     mosaic_visit(tracer, &p);
+ *     o->field = (uintptr_t)p | (o->field & 7);
+ *
+ * Better still, do not visit a tagged integer at all: it is no reference,
+ * and a value that happened to fall inside the heap would keep an object
+ * alive (and be rewritten if that object moved).
  */
 
 #ifndef MOSAIC_H
@@ -55,7 +122,8 @@
 #define MOSAIC_NEEDS_CLEANUP 2
 
 /**
- * The object never moves.
+ * The object never moves, not even once compaction lands (today no object
+ * moves; see MOVING at the top of this header).
  */
 #define MOSAIC_PINNED 4
 
@@ -188,8 +256,35 @@ typedef struct mosaic_weak mosaic_weak;
 
 /**
  * Heap configuration; fill with `mosaic_config_default` or
- * `mosaic_config_from_env`, then adjust. Fields and defaults are those of
- * the Rust `Config` (see the crate docs or ARCHITECTURE.md).
+ * `mosaic_config_from_env`, then adjust, and pass to `mosaic_heap_new`
+ * (NULL there means `mosaic_config_from_env`). Every field, the
+ * environment variable that overrides it, its default and meaning:
+ *
+ * | field | variable | default | meaning |
+ * |---|---|---|---|
+ * | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | address space reserved; small pages plus large objects never exceed it (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
+ * | `size_classes`, `class_count`, `class_sizes` | `MOSAIC_SIZE_CLASSES` | `MOSAIC_CLASSES_DEFAULT` | slot sizes of the size pools: `mosaic` (16-byte granules to 128 B, then four per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640) or a comma list (`16,48,96`); see below |
+ * | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may hold before its first collection (at least one page, at most 4 MiB per pool) |
+ * | `growth_factor` | `MOSAIC_GROWTH_FACTOR` | 1.8 | a churning pool short of free slots multiplies its page budget by this (1 to 16) |
+ * | `growth_max` | `MOSAIC_GROWTH_MAX` | 64 MiB | most bytes one growth step may add to a pool (0: unbounded) |
+ * | `free_min_ratio` | `MOSAIC_FREE_MIN` | 0.20 | below this free-slot ratio after sweeping, a churning pool grows |
+ * | `free_goal_ratio` | `MOSAIC_FREE_GOAL` | 0.40 | free ratio a shrinking pool aims for |
+ * | `free_max_ratio` | `MOSAIC_FREE_MAX` | 0.65 | above this free ratio a pool's budget shrinks and spare pages are decommitted (0 < min < goal < max < 1) |
+ * | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
+ * | `large_initial` | `MOSAIC_LARGE_INITIAL` | 16 MiB | large-object bytes allocated before the first collection; later live × (`growth_factor` − 1) |
+ * | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
+ * | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
+ * | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
+ * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
+ * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
+ *
+ * Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
+ * value makes `mosaic_config_from_env` fail with `MOSAIC_ERR_CONFIG`
+ * naming the variable. Any other `MOSAIC_*` variable in the environment is
+ * reported once on stderr with the closest known name (a misspelling such
+ * as `MOSAIC_STRES` is not silently ignored), except `MOSAIC_BLESS`,
+ * `MOSAIC_LIB_DIR`, `MOSAIC_MODEL_CASES` and `MOSAIC_TEST_STALL_CHILD`,
+ * which Mosaic's own tests and tools read (the library does not).
  *
  * The size-class table is `size_classes`: `MOSAIC_CLASSES_DEFAULT`,
  * `MOSAIC_CLASSES_RUBY`, or `MOSAIC_CLASSES_CUSTOM` for the list in
@@ -334,10 +429,13 @@ typedef void (*mosaic_mutator_roots_fn)(void *ctx, struct mosaic_mutator *m, voi
  * `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
  * refuse with it, and the collection completes.
  *
- * `mutator_roots` (the last field, so initialisers written before it
- * existed leave it NULL) runs once per collection for each mutator of the
- * heap that has not been freed, the collecting one included, with that
- * mutator's handle and its `mosaic_mutator_set_data` pointer. The mutator
+ * `roots` runs once per collection, and `mutator_roots` once per
+ * collection for each mutator of the heap that has not been freed, the
+ * collecting one included, with that mutator's handle and its
+ * `mosaic_mutator_set_data` pointer (both run twice with `verify`, whose
+ * walk scans the roots again). `mutator_roots` is the last field, so
+ * initialisers written before it existed leave it NULL; a program built
+ * against an older mosaic.h must be recompiled, though. The mutator
  * is stopped: parked, in a blocking region (whose code must then leave
  * the slots it reports alone), or its thread has exited. Use the handle
  * to tell mutators apart; do not call mosaic functions with it there.

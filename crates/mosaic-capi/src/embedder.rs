@@ -46,10 +46,13 @@ pub type mosaic_mutator_roots_fn = Option<
 /// `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
 /// refuse with it, and the collection completes.
 ///
-/// `mutator_roots` (the last field, so initialisers written before it
-/// existed leave it NULL) runs once per collection for each mutator of the
-/// heap that has not been freed, the collecting one included, with that
-/// mutator's handle and its `mosaic_mutator_set_data` pointer. The mutator
+/// `roots` runs once per collection, and `mutator_roots` once per
+/// collection for each mutator of the heap that has not been freed, the
+/// collecting one included, with that mutator's handle and its
+/// `mosaic_mutator_set_data` pointer (both run twice with `verify`, whose
+/// walk scans the roots again). `mutator_roots` is the last field, so
+/// initialisers written before it existed leave it NULL; a program built
+/// against an older mosaic.h must be recompiled, though. The mutator
 /// is stopped: parked, in a blocking region (whose code must then leave
 /// the slots it reports alone), or its thread has exited. Use the handle
 /// to tell mutators apart; do not call mosaic functions with it there.

@@ -18,7 +18,8 @@ use crate::handle::{usable, Guarded, DEAD, LIVE};
 pub const MOSAIC_NO_POINTERS: u32 = 1;
 /// Call the embedder's `on_free` when the object dies.
 pub const MOSAIC_NEEDS_CLEANUP: u32 = 2;
-/// The object never moves.
+/// The object never moves, not even once compaction lands (today no object
+/// moves; see MOVING at the top of this header).
 pub const MOSAIC_PINNED: u32 = 4;
 
 /// A garbage-collected heap (opaque).
