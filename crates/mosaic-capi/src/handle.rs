@@ -107,9 +107,7 @@ impl<T> Guarded<T> {
     #[inline(always)]
     pub(crate) unsafe fn live_ptr<H>(function: &str, what: &str, p: *const H) -> Option<*mut T> {
         // SAFETY: live, so a `Guarded<T>` from `into_raw`, not freed.
-        unsafe {
-            Self::checked(function, what, p).map(|g| std::ptr::addr_of_mut!((*g).value))
-        }
+        unsafe { Self::checked(function, what, p).map(|g| std::ptr::addr_of_mut!((*g).value)) }
     }
 
     /// A pointer to the contents of a handle known to be live, unchecked.

@@ -125,7 +125,10 @@ pub(crate) fn mutator_mut<'a>(
 
 /// The C user data cell of a mutator handle; `None` (with the error
 /// recorded for `function`) if the handle is NULL or freed.
-fn mutator_data_cell<'a>(function: &str, m: *const mosaic_mutator) -> Option<&'a AtomicPtr<c_void>> {
+fn mutator_data_cell<'a>(
+    function: &str,
+    m: *const mosaic_mutator,
+) -> Option<&'a AtomicPtr<c_void>> {
     // SAFETY: as `mutator_mut`; only the atomic `data` field is borrowed.
     unsafe {
         MutatorHandle::live_ptr(function, "mutator", m).map(|c| &*std::ptr::addr_of!((*c).data))

@@ -203,13 +203,13 @@ pub unsafe extern "C" fn mosaic_ephemeron_new(
     // Refused here: the Rust side would push key and value onto the scope
     // (which a collection may be reading) before refusing the allocation.
     if m.is_blocking() {
-        misuse(F, "cannot allocate inside a blocking region (call mosaic_blocking_leave first)");
+        misuse(
+            F,
+            "cannot allocate inside a blocking region (call mosaic_blocking_leave first)",
+        );
         return std::ptr::null_mut();
     }
-    match m.alloc_ephemeron(
-        ObjRef::from_ptr(key.cast()),
-        ObjRef::from_ptr(value.cast()),
-    ) {
+    match m.alloc_ephemeron(ObjRef::from_ptr(key.cast()), ObjRef::from_ptr(value.cast())) {
         Ok(e) => {
             clear_error();
             e.as_ptr().cast()
