@@ -412,7 +412,7 @@ typedef void (*mosaic_free_fn)(void *ctx, void *obj);
  * Reports the root slots of one mutator `m` (its interpreter stack, its
  * saved registers): `mosaic_visit(tracer, &slot)` for each. `mutator_data`
  * is what `mosaic_mutator_set_data` set for `m` (NULL if nothing). Runs
- * during a collection, once per mutator (see `mosaic_embedder`).
+ * during a collection, for each mutator (see `mosaic_embedder`).
  */
 typedef void (*mosaic_mutator_roots_fn)(void *ctx, struct mosaic_mutator *m, void *mutator_data, struct mosaic_tracer *tracer);
 
@@ -604,10 +604,12 @@ const char *mosaic_last_error_message(void);
  * `MOSAIC_EVENT_MARK_END` and `MOSAIC_EVENT_COLLECTION_END`, in that order
  * for each collection, inside the pause on the collecting thread, every
  * other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` where the growth
- * policy changes the size target: at the end of a pause (before
- * `COLLECTION_END`), or on a mutator thread whose lazy sweep finished a
- * pool's cycle, inside its `mosaic_alloc` and concurrently with other
- * mutators (so possibly on several threads at once).
+ * policy changes the size target: inside a pause (usually just before
+ * `COLLECTION_END`, but it may come before `COLLECTION_START` or after
+ * `MARK_END` when the pause sweeps), or on a mutator thread whose lazy
+ * sweep finished a pool's cycle, inside its `mosaic_alloc` or
+ * `mosaic_finish_sweep` and concurrently with other mutators (so possibly
+ * on several threads at once).
  *
  * The callback is a collector callback: it must return normally, must not
  * allocate, collect, run finalizers or block (refused with

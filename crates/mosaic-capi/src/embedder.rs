@@ -24,7 +24,7 @@ pub type mosaic_free_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mu
 /// Reports the root slots of one mutator `m` (its interpreter stack, its
 /// saved registers): `mosaic_visit(tracer, &slot)` for each. `mutator_data`
 /// is what `mosaic_mutator_set_data` set for `m` (NULL if nothing). Runs
-/// during a collection, once per mutator (see `mosaic_embedder`).
+/// during a collection, for each mutator (see `mosaic_embedder`).
 pub type mosaic_mutator_roots_fn = Option<
     unsafe extern "C" fn(
         ctx: *mut c_void,

@@ -198,10 +198,12 @@ impl CListener {
 /// `MOSAIC_EVENT_MARK_END` and `MOSAIC_EVENT_COLLECTION_END`, in that order
 /// for each collection, inside the pause on the collecting thread, every
 /// other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` where the growth
-/// policy changes the size target: at the end of a pause (before
-/// `COLLECTION_END`), or on a mutator thread whose lazy sweep finished a
-/// pool's cycle, inside its `mosaic_alloc` and concurrently with other
-/// mutators (so possibly on several threads at once).
+/// policy changes the size target: inside a pause (usually just before
+/// `COLLECTION_END`, but it may come before `COLLECTION_START` or after
+/// `MARK_END` when the pause sweeps), or on a mutator thread whose lazy
+/// sweep finished a pool's cycle, inside its `mosaic_alloc` or
+/// `mosaic_finish_sweep` and concurrently with other mutators (so possibly
+/// on several threads at once).
 ///
 /// The callback is a collector callback: it must return normally, must not
 /// allocate, collect, run finalizers or block (refused with

@@ -190,3 +190,19 @@ fn aligned_allocations_are_aligned() {
 fn bad_input_to_the_embedder_interface_is_an_error_not_a_crash() {
     assert_eq!(run_c_test("bad_input").trim(), "0 failures");
 }
+
+/// The shared library too: its thread-locals (the last error, the
+/// "inside a callback" flag) go through `__tls_get_addr`, and the
+/// finalizer thread is spawned from inside it.
+#[test]
+fn finalizers_and_bad_input_against_the_shared_library() {
+    for name in ["finalizers", "bad_input"] {
+        let exe = tmp(&format!("{name}-shared")).join(name);
+        compile(
+            &repo().join(format!("crates/mosaic-capi/tests/c/{name}.c")),
+            &exe,
+            &shared_args(),
+        );
+        assert_eq!(run(&exe).trim(), "0 failures", "{name}");
+    }
+}
