@@ -43,9 +43,12 @@
  * there or on a mutator thread that is sweeping, concurrently with other
  * threads. The finalizer notifier runs on a collecting thread once the
  * world resumed. None of these may allocate, collect, park, block or run
- * finalizers: the library refuses with MOSAIC_ERR_MISUSE. Finalizers are
- * not callbacks in that sense: they run in mosaic_run_finalizers (or on
- * the finalizer thread) as ordinary mutator code.
+ * finalizers: the library refuses with MOSAIC_ERR_MISUSE (with one gap:
+ * on a thread that is sweeping lazily, an allocation in on_free or in a
+ * HEAP_RESIZE event that the thread's current allocation run can serve
+ * is not detected; it is forbidden all the same). Finalizers are not
+ * callbacks in that sense: they run in mosaic_run_finalizers (or on the
+ * finalizer thread) as ordinary mutator code.
  *
  * MEMORY. Objects are zeroed. Every object is aligned to 8 bytes, and to
  * 16 when its slot size (mosaic_object_size) is a multiple of 16: with the

@@ -79,14 +79,15 @@ pub(crate) unsafe fn free_mutator_handle(function: &str, m: *mut mosaic_mutator)
     let Some(c) = (unsafe { MutatorHandle::live_ptr(function, "mutator", m) }) else {
         return false;
     };
-    // SAFETY: live, and not in use by any call (the contract).
-    let c = unsafe { &mut *c };
+    // SAFETY: live, and not in use by any call (the contract). Only the
+    // `mutator` field is borrowed: a collection may be reading `data`.
+    let (mutator, owner) = unsafe { (&mut *std::ptr::addr_of_mut!((*c).mutator), (*c).owner) };
     // A mutator dropped inside a blocking region would forget its scope
     // while a collection may be reading it: leave the region first (which
     // waits out a collection in progress). Only on its own thread, where
     // the mutator is detached and waiting cannot deadlock.
-    if c.mutator.is_blocking() && c.owner == std::thread::current().id() {
-        let _ = c.mutator.leave_blocking();
+    if mutator.is_blocking() && owner == std::thread::current().id() {
+        let _ = mutator.leave_blocking();
     }
     // SAFETY: as above; no reference to the contents is used after this.
     unsafe { MutatorHandle::free(function, "mutator", m) }
