@@ -5,13 +5,83 @@
  * (mosaic_mutator_new). Describe your objects with a mosaic_embedder:
  * trace() calls mosaic_visit() on the address of each reference field,
  * roots() on each root slot; mosaic_embedder says on which thread each
- * callback runs and what it may do.
+ * callback runs and what it may do. The configuration knobs, their
+ * MOSAIC_* environment variables and defaults are tabled at mosaic_config.
  *
- * Functions that can fail return NULL, 0 or a nonzero code and set the
- * calling thread's last error: mosaic_last_error() and
- * mosaic_last_error_message() tell why. Every successful call resets it to
- * MOSAIC_OK and "". Exceptions: mosaic_visit (once per edge, reports
- * nothing) and the *_free functions given NULL (ignored, like free()).
+ * ERRORS. Functions that can fail return NULL, 0, false or a mosaic_error
+ * other than MOSAIC_OK, and set the calling thread's last error:
+ * mosaic_last_error() and mosaic_last_error_message() tell why. Every
+ * successful call resets it to MOSAIC_OK and "". Exceptions: mosaic_visit
+ * (once per edge, reports nothing) and the *_free functions given NULL
+ * (ignored, like free()). Enumerations the library hands out are C enums;
+ * those you pass in (mosaic_finalizer_order, mosaic_weak_kind) are integer
+ * typedefs with #defined values, so a bad value is an error
+ * (MOSAIC_ERR_INVALID_ARGUMENT), not undefined behaviour.
+ *
+ * THREADS. A thread uses a heap through its own mutator: at most one per
+ * thread and heap (a second is refused). A mutator handle, its root
+ * handles and its scope belong to the thread that made the mutator: never
+ * share them. The functions taking a mosaic_heap may be called from any
+ * thread, and mosaic_weak_free too; mosaic_weak_get, mosaic_ephemeron_key
+ * and mosaic_ephemeron_value from any thread with an attached mutator of
+ * the heap (what they return is an object only until that thread's next
+ * safepoint, unless it is stored where the collector looks).
+ * Collections stop the world: a collection waits until every other mutator
+ * is at a safepoint (every mosaic_alloc is one; call mosaic_safepoint in
+ * long loops that do not allocate) or in a blocking region
+ * (mosaic_blocking, or mosaic_blocking_enter .. mosaic_blocking_leave),
+ * where the thread must leave heap objects alone. A thread that waits (a
+ * join, I/O, a lock) outside a blocking region holds up every collection.
+ * A thread that exits without freeing its mutator has it detached; free
+ * it later from any thread.
+ *
+ * CALLBACKS. trace, roots and mutator_roots run only on the collecting
+ * thread, with the world stopped. on_free may run on several threads at
+ * once (lazy sweeping happens in allocating threads while others run).
+ * The event callback gets COLLECTION_START, MARK_END and COLLECTION_END
+ * on the collecting thread with the world stopped, and HEAP_RESIZE either
+ * there or on a mutator thread that is sweeping, concurrently with other
+ * threads. The finalizer notifier runs on a collecting thread once the
+ * world resumed. None of these may allocate, collect, park, block or run
+ * finalizers: the library refuses with MOSAIC_ERR_MISUSE (with one gap:
+ * on a thread that is sweeping lazily, an allocation in on_free or in a
+ * HEAP_RESIZE event that the thread's current allocation run can serve
+ * is not detected; it is forbidden all the same). Finalizers are not
+ * callbacks in that sense: they run in mosaic_run_finalizers (or on the
+ * finalizer thread) as ordinary mutator code.
+ *
+ * MEMORY. Objects are zeroed. Every object is aligned to 8 bytes, and to
+ * 16 when its slot size (mosaic_object_size) is a multiple of 16: with the
+ * default size classes that is every object (large objects start a 64 KiB
+ * page); Ruby's 40-byte class, or custom sizes that are odd multiples of
+ * 8, give 8. mosaic_alloc_aligned gives any power of two up to 65536.
+ *
+ * MOVING. Today objects never move. Once compaction lands, every object
+ * not allocated with MOSAIC_PINNED may move during a collection, and the
+ * collector will update every reference it knows: the fields trace
+ * reports, the slots roots and mutator_roots report, root handles, scope
+ * slots, weak handles, weak slots and ephemerons. A reference kept
+ * anywhere else (an untraced field, a C local outside a scope, a hash
+ * table keyed by address) goes stale at the next safepoint. MOSAIC_PINNED
+ * objects never move: use it for memory handed to the OS or to code that
+ * keeps raw pointers; today it has no other effect.
+ *
+ * SLOT CONTENTS. A traced slot (field, root, scope slot) may hold NULL,
+ * the start of an object of the heap, or a value outside the heap, which
+ * is ignored (a static object, a small tagged integer). A value inside the
+ * heap that is not an object's start (an interior pointer, a pointer with
+ * tag bits) keeps the containing object alive today, but verify mode
+ * (MOSAIC_VERIFY=1) stops the program with a diagnostic naming the slot,
+ * and such a value will not be updated when objects move. So untag into a
+ * local, visit the local, and retag:
+ *
+ *     void *p = (void *)(o->field & ~(uintptr_t)7);
+ *     mosaic_visit(tracer, &p);
+ *     o->field = (uintptr_t)p | (o->field & 7);
+ *
+ * Better still, do not visit a tagged integer at all: it is no reference,
+ * and a value that happened to fall inside the heap would keep an object
+ * alive (and be rewritten if that object moved).
  */
 
 #ifndef MOSAIC_H
@@ -55,7 +125,8 @@
 #define MOSAIC_NEEDS_CLEANUP 2
 
 /**
- * The object never moves.
+ * The object never moves, not even once compaction lands (today no object
+ * moves; see MOVING at the top of this header).
  */
 #define MOSAIC_PINNED 4
 
@@ -78,7 +149,9 @@ typedef enum mosaic_error {
    */
   MOSAIC_ERR_FOREIGN_POINTER = 3,
   /**
-   * A NULL or freed handle, unknown flag bits or another misuse of the API.
+   * A NULL or freed handle, unknown flag bits, an out-of-range value (an
+   * alignment, an enum value), a weak slot outside the heap's objects, an
+   * ephemeron (or ephemeron key) that is not one.
    */
   MOSAIC_ERR_INVALID_ARGUMENT = 4,
   /**
@@ -89,7 +162,75 @@ typedef enum mosaic_error {
    * The operating system refused to reserve the heap.
    */
   MOSAIC_ERR_RESERVE = 6,
+  /**
+   * The object (or weak slot) already has the registration asked for: a
+   * second finalizer, a weak slot registered twice. Unregister it first.
+   */
+  MOSAIC_ERR_ALREADY_REGISTERED = 7,
+  /**
+   * The call is not allowed in the state the thread is in: allocating,
+   * collecting or running finalizers inside a collector callback or a
+   * blocking region, leaving a blocking region never entered, starting
+   * the finalizer thread twice...
+   */
+  MOSAIC_ERR_MISUSE = 8,
 } mosaic_error;
+
+/**
+ * What happened (see `mosaic_set_event_callback` for where each kind is
+ * reported).
+ */
+typedef enum mosaic_event_kind {
+  /**
+   * A collection begins: the world is stopped. Fields: `number`,
+   * `reason`, `heap_bytes`.
+   */
+  MOSAIC_EVENT_COLLECTION_START = 0,
+  /**
+   * Marking is complete (strong, ephemeron and finalizer closure).
+   * Fields: `number`, `reason`, `marked_objects`, `marked_bytes`,
+   * `mark_ns`.
+   */
+  MOSAIC_EVENT_MARK_END = 1,
+  /**
+   * The collection ends; the world resumes after the callback returns.
+   * Fields: `number`, `reason`, `live_bytes`, `heap_bytes`, `pause_ns`,
+   * `finalizers_queued`.
+   */
+  MOSAIC_EVENT_COLLECTION_END = 2,
+  /**
+   * The heap's size target changed: the bytes the size pools and the
+   * large-object space may use before the next collection (never more
+   * than `max_heap`). Fields: `old_bytes`, `new_bytes`.
+   */
+  MOSAIC_EVENT_HEAP_RESIZE = 3,
+} mosaic_event_kind;
+
+/**
+ * Why a collection ran.
+ */
+typedef enum mosaic_gc_reason {
+  /**
+   * Not about a collection (`MOSAIC_EVENT_HEAP_RESIZE`).
+   */
+  MOSAIC_REASON_NONE = 0,
+  /**
+   * A size pool (or the large-object space) reached its budget.
+   */
+  MOSAIC_REASON_ALLOCATION = 1,
+  /**
+   * `mosaic_collect`.
+   */
+  MOSAIC_REASON_EXPLICIT = 2,
+  /**
+   * The heap reached `max_heap`: an allocation could not get a page.
+   */
+  MOSAIC_REASON_HEAP_LIMIT = 3,
+  /**
+   * Stress mode (`stress`, `MOSAIC_STRESS`) collected.
+   */
+  MOSAIC_REASON_STRESS = 4,
+} mosaic_gc_reason;
 
 /**
  * A garbage-collected heap (opaque).
@@ -112,9 +253,41 @@ typedef struct mosaic_root mosaic_root;
 typedef struct mosaic_tracer mosaic_tracer;
 
 /**
+ * A weak handle: holds an object without keeping it alive (opaque).
+ */
+typedef struct mosaic_weak mosaic_weak;
+
+/**
  * Heap configuration; fill with `mosaic_config_default` or
- * `mosaic_config_from_env`, then adjust. Fields and defaults are those of
- * the Rust `Config` (see the crate docs or ARCHITECTURE.md).
+ * `mosaic_config_from_env`, then adjust, and pass to `mosaic_heap_new`
+ * (NULL there means `mosaic_config_from_env`). Every field, the
+ * environment variable that overrides it, its default and meaning:
+ *
+ * | field | variable | default | meaning |
+ * |---|---|---|---|
+ * | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | address space reserved; small pages plus large objects never exceed it (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
+ * | `size_classes`, `class_count`, `class_sizes` | `MOSAIC_SIZE_CLASSES` | `MOSAIC_CLASSES_DEFAULT` | slot sizes of the size pools: `mosaic` (16-byte granules to 128 B, then four per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640) or a comma list (`16,48,96`); see below |
+ * | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may hold before its first collection (at least one page, at most 4 MiB per pool) |
+ * | `growth_factor` | `MOSAIC_GROWTH_FACTOR` | 1.8 | a churning pool short of free slots multiplies its page budget by this (1 to 16) |
+ * | `growth_max` | `MOSAIC_GROWTH_MAX` | 64 MiB | most bytes one growth step may add to a pool (0: unbounded) |
+ * | `free_min_ratio` | `MOSAIC_FREE_MIN` | 0.20 | below this free-slot ratio after sweeping, a churning pool grows |
+ * | `free_goal_ratio` | `MOSAIC_FREE_GOAL` | 0.40 | free ratio a shrinking pool aims for |
+ * | `free_max_ratio` | `MOSAIC_FREE_MAX` | 0.65 | above this free ratio a pool's budget shrinks and spare pages are decommitted (0 < min < goal < max < 1) |
+ * | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
+ * | `large_initial` | `MOSAIC_LARGE_INITIAL` | 16 MiB | large-object bytes allocated before the first collection; later live × (`growth_factor` − 1) |
+ * | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
+ * | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
+ * | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
+ * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
+ * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
+ *
+ * Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
+ * value makes `mosaic_config_from_env` fail with `MOSAIC_ERR_CONFIG`
+ * naming the variable. Any other `MOSAIC_*` variable in the environment is
+ * reported once on stderr with the closest known name (a misspelling such
+ * as `MOSAIC_STRES` is not silently ignored), except `MOSAIC_BLESS`,
+ * `MOSAIC_LIB_DIR`, `MOSAIC_MODEL_CASES` and `MOSAIC_TEST_STALL_CHILD`,
+ * which Mosaic's own tests and tools read (the library does not).
  *
  * The size-class table is `size_classes`: `MOSAIC_CLASSES_DEFAULT`,
  * `MOSAIC_CLASSES_RUBY`, or `MOSAIC_CLASSES_CUSTOM` for the list in
@@ -150,6 +323,77 @@ typedef struct mosaic_config {
 } mosaic_config;
 
 /**
+ * One GC event: `kind` says which fields are set (see
+ * `mosaic_event_kind`); the others are 0. Times are in nanoseconds, sizes
+ * in bytes. Valid only during the callback.
+ */
+typedef struct mosaic_event {
+  enum mosaic_event_kind kind;
+  enum mosaic_gc_reason reason;
+  /**
+   * The collection's number: 1 for the heap's first.
+   */
+  uint64_t number;
+  /**
+   * Objects marked: the live objects, plus those kept for finalizers.
+   */
+  uint64_t marked_objects;
+  /**
+   * Their bytes (slot sizes; a large object's requested size).
+   */
+  uint64_t marked_bytes;
+  /**
+   * Bytes found live (as `marked_bytes`).
+   */
+  uint64_t live_bytes;
+  /**
+   * Heap memory committed (pages in use or cached).
+   */
+  size_t heap_bytes;
+  /**
+   * The size target before and after a `MOSAIC_EVENT_HEAP_RESIZE`.
+   */
+  size_t old_bytes;
+  size_t new_bytes;
+  /**
+   * The whole pause, start to end.
+   */
+  uint64_t pause_ns;
+  /**
+   * Marking time.
+   */
+  uint64_t mark_ns;
+  /**
+   * Finalizers this collection queued.
+   */
+  size_t finalizers_queued;
+} mosaic_event;
+
+/**
+ * Receives GC events (see `mosaic_set_event_callback`).
+ */
+typedef void (*mosaic_event_fn)(void *ctx, const struct mosaic_event *ev);
+
+/**
+ * A finalizer: runs once for `obj`, with `data` as registered, on a thread
+ * running finalizers, with that thread's mutator `m` (see
+ * `mosaic_register_finalizer`).
+ */
+typedef void (*mosaic_finalizer_fn)(struct mosaic_mutator *m, void *obj, void *data);
+
+/**
+ * The order in which unreachable finalizable objects are finalized: one
+ * of the `MOSAIC_FINALIZE_*` values.
+ */
+typedef uint32_t mosaic_finalizer_order;
+
+/**
+ * Called when a collection has queued finalizers (see
+ * `mosaic_set_finalizer_notifier`).
+ */
+typedef void (*mosaic_notify_fn)(void *ctx);
+
+/**
  * Reports the reference fields of `obj`: call `mosaic_visit(tracer, &field)`
  * for each one. Runs during a collection (see `mosaic_embedder`).
  */
@@ -168,14 +412,36 @@ typedef void (*mosaic_roots_fn)(void *ctx, struct mosaic_tracer *tracer);
 typedef void (*mosaic_free_fn)(void *ctx, void *obj);
 
 /**
- * How the collector finds references. `trace` is required; `roots` and
- * `on_free` may be NULL. `ctx` is passed to every callback.
+ * Reports the root slots of one mutator `m` (its interpreter stack, its
+ * saved registers): `mosaic_visit(tracer, &slot)` for each. `mutator_data`
+ * is what `mosaic_mutator_set_data` set for `m` (NULL if nothing). Runs
+ * during a collection, for each mutator (see `mosaic_embedder`).
+ */
+typedef void (*mosaic_mutator_roots_fn)(void *ctx, struct mosaic_mutator *m, void *mutator_data, struct mosaic_tracer *tracer);
+
+/**
+ * How the collector finds references. `trace` is required; `roots`,
+ * `on_free` and `mutator_roots` may be NULL. `ctx` is passed to every
+ * callback.
  *
- * `trace` and `roots` run on the collecting thread (the one whose
- * allocation or `mosaic_collect` started the collection) while every other
- * mutator is stopped: parked at a safepoint or inside `mosaic_blocking`.
- * They must not allocate or call any mosaic function other than
- * `mosaic_visit`.
+ * `trace`, `roots` and `mutator_roots` run on the collecting thread (the
+ * one whose allocation or `mosaic_collect` started the collection) while
+ * every other mutator is stopped: parked at a safepoint or inside a
+ * blocking region. They must not allocate or call any mosaic function
+ * other than `mosaic_visit`: `mosaic_alloc` returns NULL with
+ * `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
+ * refuse with it, and the collection completes.
+ *
+ * `roots` runs once per collection, and `mutator_roots` once per
+ * collection for each mutator of the heap that has not been freed, the
+ * collecting one included, with that mutator's handle and its
+ * `mosaic_mutator_set_data` pointer (both run twice with `verify`, whose
+ * walk scans the roots again). `mutator_roots` is the last field, so
+ * initialisers written before it existed leave it NULL; a program built
+ * against an older mosaic.h must be recompiled, though. The mutator
+ * is stopped: parked, in a blocking region (whose code must then leave
+ * the slots it reports alone), or its thread has exited. Use the handle
+ * to tell mutators apart; do not call mosaic functions with it there.
  *
  * `on_free` runs on the thread that sweeps the dead object. With lazy
  * sweeping (the default) that is mostly an allocating mutator's thread,
@@ -200,7 +466,13 @@ typedef struct mosaic_embedder {
   mosaic_roots_fn roots;
   mosaic_free_fn on_free;
   void *ctx;
+  mosaic_mutator_roots_fn mutator_roots;
 } mosaic_embedder;
+
+/**
+ * When a weak reference is cleared: one of the `MOSAIC_WEAK_*` values.
+ */
+typedef uint32_t mosaic_weak_kind;
 
 /**
  * Heap-wide statistics (times in nanoseconds).
@@ -239,6 +511,36 @@ typedef struct mosaic_pool_stats {
   uint64_t freed_total;
   uint64_t longest_sweep_step_ns;
 } mosaic_pool_stats;
+
+/**
+ * If an unreachable finalizable object A reaches another one B, A is
+ * finalized first and B only in a later collection, once A is gone (B
+ * stays intact for A's finalizer). Direct self-references are ignored;
+ * objects in a longer cycle of ordered finalizable objects are never
+ * finalized (they leak, as with Boehm's `GC_register_finalizer`).
+ */
+#define MOSAIC_FINALIZE_ORDERED 0
+
+/**
+ * Every unreachable finalizable object is finalized as soon as it is
+ * unreachable, cycles included, in no particular order: a finalizer may
+ * see objects whose own finalizer already ran.
+ */
+#define MOSAIC_FINALIZE_UNORDERED 1
+
+/**
+ * Cleared as soon as the target is found unreachable, before its finalizer
+ * (if any) runs: a finalizer never sees its object through a short weak
+ * reference (Java's `WeakReference`).
+ */
+#define MOSAIC_WEAK_SHORT 0
+
+/**
+ * Cleared only when the target is reclaimed: an object kept alive for its
+ * finalizer keeps its long weak references until it dies for good, in a
+ * later collection (Boehm's `GC_register_long_link`).
+ */
+#define MOSAIC_WEAK_LONG 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -298,6 +600,122 @@ enum mosaic_error mosaic_last_error(void);
 const char *mosaic_last_error_message(void);
 
 /**
+ * Sets the function called with every GC event (`f(ctx, ev)`; NULL `f`
+ * removes it). `ev` is valid during the call only.
+ *
+ * Where each kind is reported: `MOSAIC_EVENT_COLLECTION_START`,
+ * `MOSAIC_EVENT_MARK_END` and `MOSAIC_EVENT_COLLECTION_END`, in that order
+ * for each collection, inside the pause on the collecting thread, every
+ * other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` where the growth
+ * policy changes the size target: inside a pause (usually just before
+ * `COLLECTION_END`, but it may come before `COLLECTION_START` or after
+ * `MARK_END` when the pause sweeps), or on a mutator thread whose lazy
+ * sweep finished a pool's cycle, inside its `mosaic_alloc` or
+ * `mosaic_finish_sweep` and concurrently with other mutators (so possibly
+ * on several threads at once).
+ *
+ * The callback is a collector callback: it must return normally, must not
+ * allocate, collect, run finalizers or block (refused with
+ * `MOSAIC_ERR_MISUSE`), and must be thread-safe. It may read
+ * `mosaic_heap_stats`. Any thread. Errors: a NULL or freed heap.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `f` NULL or a function
+ * safe to call with `ctx` from any mutator thread.
+ */
+enum mosaic_error mosaic_set_event_callback(struct mosaic_heap *heap, mosaic_event_fn f, void *ctx);
+
+/**
+ * Registers a finalizer for `obj`: when `obj` becomes unreachable it is
+ * kept alive, with everything it references, until `f(m, obj, data)` has
+ * run once; a later collection reclaims it, unless `f` stored it somewhere
+ * reachable again. `order` is `MOSAIC_FINALIZE_ORDERED` or
+ * `MOSAIC_FINALIZE_UNORDERED`.
+ *
+ * `f` never runs inside a collection or an allocation: collections queue
+ * the finalizers of objects they find unreachable, and they run in
+ * `mosaic_run_finalizers` on the thread that calls it (or on the finalizer
+ * thread, `mosaic_start_finalizer_thread`). `m` is the mutator of that
+ * thread, valid during the call: `f` may allocate, collect and use heap
+ * objects through it, but must not free it. A finalizer still registered
+ * or queued when the heap goes away never runs (`on_free` still does).
+ *
+ * Call on the mutator's thread. Errors: `MOSAIC_ERR_FOREIGN_POINTER` if
+ * `obj` is not an object of the heap; `MOSAIC_ERR_ALREADY_REGISTERED` if it
+ * has a finalizer already (registered, not yet queued);
+ * `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL `f`, an unknown `order`, a NULL
+ * or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `f` a valid
+ * function, safe to call on any thread running finalizers with `data`.
+ */
+enum mosaic_error mosaic_register_finalizer(struct mosaic_mutator *m, void *obj, mosaic_finalizer_fn f, void *data, mosaic_finalizer_order order);
+
+/**
+ * Removes `obj`'s finalizer if it has not been queued yet. Returns whether
+ * it had one (`false` is not an error: the last error is `MOSAIC_OK`),
+ * `false` with an error for a NULL or freed mutator. Call on the mutator's
+ * thread.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `obj` may be
+ * any value.
+ */
+bool mosaic_unregister_finalizer(struct mosaic_mutator *m, void *obj);
+
+/**
+ * Runs every queued finalizer on this thread, oldest first, including
+ * those queued by collections the finalizers themselves cause; returns
+ * how many ran. Each gets `m` as its mutator. Errors (0 returned, nothing
+ * run): `MOSAIC_ERR_MISUSE` inside a collector callback or a blocking
+ * region; a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+size_t mosaic_run_finalizers(struct mosaic_mutator *m);
+
+/**
+ * Finalizers queued and not run yet (0 with an error for a NULL or freed
+ * heap). Any thread.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`.
+ */
+size_t mosaic_pending_finalizers(const struct mosaic_heap *heap);
+
+/**
+ * Sets the function called when a collection has queued finalizers:
+ * `f(ctx)` runs on the collecting thread once the world has resumed
+ * (possibly inside the `mosaic_alloc` that collected). It should only
+ * signal (set a flag, post a semaphore) for some thread to call
+ * `mosaic_run_finalizers`: it must not allocate, collect or run
+ * finalizers (refused with `MOSAIC_ERR_MISUSE`). NULL `f` removes it.
+ * Any thread. Errors: a NULL or freed heap.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `f` NULL or a function
+ * safe to call with `ctx` on any mutator thread.
+ */
+enum mosaic_error mosaic_set_finalizer_notifier(struct mosaic_heap *heap, mosaic_notify_fn f, void *ctx);
+
+/**
+ * Starts a thread (named `mosaic-finalizer`) that runs the queued
+ * finalizers whenever a collection queues some. Each time, it makes a
+ * mutator of its own (finalizers receive it as `m`, and `mutator_roots`
+ * sees it while it exists), runs them all and frees that mutator. The
+ * thread does not keep the heap alive while it waits, and ends when the
+ * heap goes away. Any thread. Errors: `MOSAIC_ERR_MISUSE` if the heap's
+ * finalizer thread is already started or the thread cannot be created; a
+ * NULL or freed heap.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`.
+ */
+enum mosaic_error mosaic_start_finalizer_thread(struct mosaic_heap *heap);
+
+/**
  * Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
  * `embedder->trace` is required. Returns NULL on error.
  *
@@ -349,6 +767,11 @@ struct mosaic_mutator *mosaic_mutator_new(struct mosaic_heap *heap);
  * When this was the heap's last handle, `on_free` runs here for the objects
  * that asked for cleanup.
  *
+ * Freed on its own thread inside a blocking region
+ * (`mosaic_blocking_enter`), the mutator leaves the region first (waiting
+ * for a collection in progress to end). It must not be freed from inside
+ * one of its own finalizers or a collector callback.
+ *
  * # Safety
  * `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread
  * (or on any thread once its thread has exited).
@@ -356,13 +779,36 @@ struct mosaic_mutator *mosaic_mutator_new(struct mosaic_heap *heap);
 void mosaic_mutator_free(struct mosaic_mutator *m);
 
 /**
+ * Sets the pointer this mutator's `mutator_roots` callback receives as
+ * `mutator_data` (your interpreter's per-thread state, say); NULL clears
+ * it. Call it on the mutator's thread. Errors: a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `data` is
+ * never dereferenced by the library.
+ */
+enum mosaic_error mosaic_mutator_set_data(struct mosaic_mutator *m, void *data);
+
+/**
+ * The pointer set with `mosaic_mutator_set_data` (NULL if none, or with
+ * an error for a NULL or freed mutator).
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator.
+ */
+void *mosaic_mutator_data(const struct mosaic_mutator *m);
+
+/**
  * Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
- * Returns NULL on error: out of memory, too large, bad flags, a NULL or
- * freed mutator.
+ * The memory is aligned to 8 bytes, and to 16 when its slot size is a
+ * multiple of 16 (see the top of this header; `mosaic_alloc_aligned` for
+ * more). Returns NULL on error: out of memory, too large, bad flags, a
+ * NULL or freed mutator, or `MOSAIC_ERR_MISUSE` inside a blocking region
+ * (`mosaic_blocking_enter`) or a collector callback.
  *
  * Allocation is a safepoint and may collect on this thread (running
- * `trace` and `roots` here) or, with lazy sweeping, sweep pages (running
- * `on_free` here); see `mosaic_embedder`.
+ * `trace`, `roots` and `mutator_roots` here) or, with lazy sweeping, sweep
+ * pages (running `on_free` here); see `mosaic_embedder`.
  *
  * # Safety
  * `m` must be NULL or a live mutator used only by the calling thread.
@@ -370,9 +816,27 @@ void mosaic_mutator_free(struct mosaic_mutator *m);
 void *mosaic_alloc(struct mosaic_mutator *m, size_t size, uint32_t flags);
 
 /**
- * Collects garbage now (stop-the-world): `trace` and `roots` run on this
- * thread while the other mutators are stopped. If another thread is
- * already collecting, waits for that collection instead.
+ * Allocates `size` zeroed bytes aligned to `align`, a power of two from 1
+ * to 65536 (a page): SIMD data, cache lines. The object gets the smallest
+ * size class whose slots are all aligned (with the default classes that
+ * is up to 4096, and the object's usable size may exceed `size`), or
+ * else a large object, which starts a 64 KiB page. `align` up to 8 is
+ * plain `mosaic_alloc`. Errors as `mosaic_alloc`, plus
+ * `MOSAIC_ERR_INVALID_ARGUMENT` for a bad `align`.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+void *mosaic_alloc_aligned(struct mosaic_mutator *m, size_t size, size_t align, uint32_t flags);
+
+/**
+ * Collects garbage now (stop-the-world): `trace`, `roots` and
+ * `mutator_roots` run on this thread while the other mutators are
+ * stopped. If another thread is already collecting, waits for that
+ * collection instead. Refused with `MOSAIC_ERR_MISUSE` inside a collector
+ * callback (`trace`, `roots`, `mutator_roots`, `on_free`, the event
+ * callback, the finalizer notifier) or a blocking region
+ * (`mosaic_blocking_enter`): nothing is collected then.
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -381,7 +845,8 @@ void mosaic_collect(struct mosaic_mutator *m);
 
 /**
  * Sweeps every page left unswept since the last collection (`on_free` runs
- * on this thread for the dead objects found).
+ * on this thread for the dead objects found). Refused with
+ * `MOSAIC_ERR_MISUSE` inside a blocking region or a collector callback.
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -390,7 +855,10 @@ void mosaic_finish_sweep(struct mosaic_mutator *m);
 
 /**
  * Parks here if another thread wants to collect. Call it in long loops
- * that do not allocate.
+ * that do not allocate. Does nothing inside a blocking region. Refused
+ * with `MOSAIC_ERR_MISUSE` inside a collector callback (parking there
+ * would wait for the collection the callback is part of, or stop the
+ * world in the middle of a sweep).
  *
  * # Safety
  * As `mosaic_alloc`.
@@ -401,11 +869,39 @@ void mosaic_safepoint(struct mosaic_mutator *m);
  * Runs `f(arg)` as a blocking region (a system call, a lock wait): other
  * threads may collect meanwhile. `f` must not touch the heap or call
  * mosaic functions, and must return normally (no `longjmp` out of it).
+ * Inside a region entered with `mosaic_blocking_enter`, just calls `f`.
+ * Refused with `MOSAIC_ERR_MISUSE` inside a collector callback (`f` is
+ * not called).
  *
  * # Safety
  * As `mosaic_alloc`; `f` must be a valid function.
  */
 void mosaic_blocking(struct mosaic_mutator *m, void (*f)(void *arg), void *arg);
+
+/**
+ * Enters a blocking region, for code that blocks where a callback does not
+ * fit (`mosaic_blocking` with the wait written inline). Until
+ * `mosaic_blocking_leave`, other threads collect without waiting for this
+ * one, so the code in between must not read or write heap objects (root
+ * handles may be used), and this mutator refuses to allocate, collect,
+ * sweep, run finalizers or push and pop scope slots (`MOSAIC_ERR_MISUSE`).
+ * Errors: `MOSAIC_ERR_MISUSE` if already inside a region or inside a
+ * collector callback; a NULL or freed mutator.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+enum mosaic_error mosaic_blocking_enter(struct mosaic_mutator *m);
+
+/**
+ * Leaves the blocking region entered with `mosaic_blocking_enter`,
+ * waiting first for a collection in progress to end. Errors:
+ * `MOSAIC_ERR_MISUSE` outside a region; a NULL or freed mutator.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+enum mosaic_error mosaic_blocking_leave(struct mosaic_mutator *m);
 
 /**
  * Whether `p` is the start of an object allocated in `heap`. Any other `p`
@@ -425,6 +921,128 @@ bool mosaic_is_object(const struct mosaic_heap *heap, const void *p);
  * As `mosaic_is_object`.
  */
 size_t mosaic_object_size(const struct mosaic_heap *heap, const void *p);
+
+/**
+ * A weak handle on `obj`: `mosaic_weak_get` returns `obj` until a
+ * collection finds it dead (`kind` says when: `MOSAIC_WEAK_SHORT` or
+ * `MOSAIC_WEAK_LONG`), then NULL. Clearing happens only inside a
+ * collection, so what `mosaic_weak_get` returns is NULL or a live object.
+ * Returns NULL on error: `MOSAIC_ERR_FOREIGN_POINTER` if `obj` is not an
+ * object of the heap, `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL `obj`, an
+ * unknown `kind`, a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+struct mosaic_weak *mosaic_weak_new(struct mosaic_mutator *m, void *obj, mosaic_weak_kind kind);
+
+/**
+ * The object a weak handle holds, or NULL once it died (or with an error
+ * if `w` is NULL or freed). Call it on a thread whose mutator of the heap
+ * is attached (not in a blocking region), and store the result in a root,
+ * a scope slot or a traced field before the next safepoint if it must
+ * stay alive: the weak handle does not keep it.
+ *
+ * # Safety
+ * `w` must be NULL or a live weak handle.
+ */
+void *mosaic_weak_get(const struct mosaic_weak *w);
+
+/**
+ * Frees a weak handle, on any thread. NULL is ignored (the last error is
+ * left as it was); a handle freed twice is reported as
+ * `MOSAIC_ERR_INVALID_ARGUMENT` on a best-effort basis, as for roots.
+ *
+ * # Safety
+ * `w` must be NULL or from `mosaic_weak_new`, freed once.
+ */
+void mosaic_weak_free(struct mosaic_weak *w);
+
+/**
+ * Registers a weak slot (a "disappearing link"): `slot` is the address of
+ * a pointer field inside a live object of the heap, and a collection that
+ * finds the object the field points to dead sets the field to NULL
+ * (`kind` says when: `MOSAIC_WEAK_SHORT` or `MOSAIC_WEAK_LONG`). The field
+ * may hold NULL, an object of the heap or a pointer outside the heap
+ * (never cleared). `trace` should *not* visit the field, or it keeps its
+ * target alive. The registration ends when the object holding the slot
+ * dies, or with `mosaic_unregister_weak_slot`. Call on the mutator's
+ * thread.
+ *
+ * Errors: `MOSAIC_ERR_INVALID_ARGUMENT` if `slot` is not inside a live
+ * object of this heap (a global, a stack variable) or not aligned to a
+ * pointer, or for an unknown `kind`; `MOSAIC_ERR_ALREADY_REGISTERED` if
+ * the slot is registered already; a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread. While
+ * registered, the field must only hold what is described above, and the
+ * program must expect the collector to write NULL into it.
+ */
+enum mosaic_error mosaic_register_weak_slot(struct mosaic_mutator *m, void **slot, mosaic_weak_kind kind);
+
+/**
+ * Ends a weak slot's registration. Returns whether it was registered
+ * (`false` is not an error: the last error is `MOSAIC_OK`), `false` with
+ * an error for a NULL or freed mutator. Call on the mutator's thread.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `slot` may be
+ * any value.
+ */
+bool mosaic_unregister_weak_slot(struct mosaic_mutator *m, void **slot);
+
+/**
+ * Allocates an ephemeron: a 16-byte heap object holding two pointer words,
+ * `key` at offset 0 and `value` at offset 8, readable in place
+ * (`((void **)e)[0]`, `[1]`) or with `mosaic_ephemeron_key` and
+ * `mosaic_ephemeron_value`. The value is kept alive only while the key is
+ * reachable by other paths (not through this ephemeron's value); when a
+ * collection finds the key dead it sets both words to NULL. The ephemeron
+ * itself is an ordinary object: keep it alive with a root or a traced
+ * field (a weak table's buckets), and have `trace` visit the fields that
+ * hold it; never write its words directly, use `mosaic_ephemeron_set`.
+ * `key` must be NULL or an object of the heap; `value` may be anything a
+ * traced field may hold. Both survive the allocation even if it collects.
+ *
+ * Returns NULL on error: `MOSAIC_ERR_INVALID_ARGUMENT` if `key` is not an
+ * object of the heap; the errors of `mosaic_alloc`.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+void *mosaic_ephemeron_new(struct mosaic_mutator *m, void *key, void *value);
+
+/**
+ * An ephemeron's key: NULL once the key died (or if it was never set), or
+ * with `MOSAIC_ERR_INVALID_ARGUMENT` if `e` is not an ephemeron of the
+ * heap (or the heap is NULL or freed). Call it on a thread whose mutator
+ * of the heap is attached.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `e` may be any value.
+ */
+void *mosaic_ephemeron_key(const struct mosaic_heap *heap, const void *e);
+
+/**
+ * An ephemeron's value: NULL once the key died, or with an error as
+ * `mosaic_ephemeron_key`.
+ *
+ * # Safety
+ * As `mosaic_ephemeron_key`.
+ */
+void *mosaic_ephemeron_value(const struct mosaic_heap *heap, const void *e);
+
+/**
+ * Replaces an ephemeron's key and value (same rules as
+ * `mosaic_ephemeron_new`). Call on the mutator's thread. Errors:
+ * `MOSAIC_ERR_INVALID_ARGUMENT` if `e` is not an ephemeron of the heap or
+ * `key` not an object of it; a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+enum mosaic_error mosaic_ephemeron_set(struct mosaic_mutator *m, void *e, void *key, void *value);
 
 /**
  * A new root holding `obj` (NULL for none). Returns NULL with
@@ -465,6 +1083,55 @@ void mosaic_root_set(struct mosaic_root *r, void *obj);
  * `r` must be NULL or from `mosaic_root_new`, freed once, on its thread.
  */
 void mosaic_root_free(struct mosaic_root *r);
+
+/**
+ * The depth of the mutator's scope: save it, add slots, then close back to
+ * it with `mosaic_scope_close`. 0 with an error for a NULL or freed
+ * mutator (0 is also the depth of an empty scope: check
+ * `mosaic_last_error()` if that matters).
+ *
+ * ```c
+ * size_t depth = mosaic_scope_open(m);
+ * Node *n = NULL;
+ * mosaic_scope_add(m, (void **)&n);   // n survives collections, and
+ * n = mosaic_alloc(m, sizeof *n, 0);  // would be updated if it moved
+ * ...
+ * mosaic_scope_close(m, depth);
+ * ```
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+size_t mosaic_scope_open(struct mosaic_mutator *m);
+
+/**
+ * Pushes `slot`, the address of a pointer variable, onto the mutator's
+ * scope: until closed, every collection visits it like a root (it keeps
+ * its object alive and would be updated if the object moved). The
+ * variable may hold NULL, an object of the heap or a pointer outside the
+ * heap, and must stay valid (its function must not return) until its
+ * scope is closed. No lock; no allocation beyond growing the stack.
+ * Errors: `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL or misaligned slot;
+ * `MOSAIC_ERR_MISUSE` inside a blocking region (a collection may be
+ * reading the scope); a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `slot` a
+ * writable pointer-sized variable that outlives its scope.
+ */
+enum mosaic_error mosaic_scope_add(struct mosaic_mutator *m, void **slot);
+
+/**
+ * Pops the scope back to `depth` (a value `mosaic_scope_open` returned):
+ * the slots added since are no longer visited. Errors:
+ * `MOSAIC_ERR_INVALID_ARGUMENT` if `depth` is deeper than the scope (it
+ * was closed already: the scope is left as it is); `MOSAIC_ERR_MISUSE`
+ * inside a blocking region; a NULL or freed mutator.
+ *
+ * # Safety
+ * As `mosaic_scope_open`.
+ */
+enum mosaic_error mosaic_scope_close(struct mosaic_mutator *m, size_t depth);
 
 /**
  * Fills `out` with the heap's statistics.

@@ -15,8 +15,35 @@ pub const MOSAIC_CLASSES_CUSTOM: u32 = 2;
 pub const MOSAIC_MAX_CLASSES: usize = 64;
 
 /// Heap configuration; fill with `mosaic_config_default` or
-/// `mosaic_config_from_env`, then adjust. Fields and defaults are those of
-/// the Rust `Config` (see the crate docs or ARCHITECTURE.md).
+/// `mosaic_config_from_env`, then adjust, and pass to `mosaic_heap_new`
+/// (NULL there means `mosaic_config_from_env`). Every field, the
+/// environment variable that overrides it, its default and meaning:
+///
+/// | field | variable | default | meaning |
+/// |---|---|---|---|
+/// | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | address space reserved; small pages plus large objects never exceed it (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
+/// | `size_classes`, `class_count`, `class_sizes` | `MOSAIC_SIZE_CLASSES` | `MOSAIC_CLASSES_DEFAULT` | slot sizes of the size pools: `mosaic` (16-byte granules to 128 B, then four per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640) or a comma list (`16,48,96`); see below |
+/// | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may hold before its first collection (at least one page, at most 4 MiB per pool) |
+/// | `growth_factor` | `MOSAIC_GROWTH_FACTOR` | 1.8 | a churning pool short of free slots multiplies its page budget by this (1 to 16) |
+/// | `growth_max` | `MOSAIC_GROWTH_MAX` | 64 MiB | most bytes one growth step may add to a pool (0: unbounded) |
+/// | `free_min_ratio` | `MOSAIC_FREE_MIN` | 0.20 | below this free-slot ratio after sweeping, a churning pool grows |
+/// | `free_goal_ratio` | `MOSAIC_FREE_GOAL` | 0.40 | free ratio a shrinking pool aims for |
+/// | `free_max_ratio` | `MOSAIC_FREE_MAX` | 0.65 | above this free ratio a pool's budget shrinks and spare pages are decommitted (0 < min < goal < max < 1) |
+/// | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
+/// | `large_initial` | `MOSAIC_LARGE_INITIAL` | 16 MiB | large-object bytes allocated before the first collection; later live × (`growth_factor` − 1) |
+/// | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
+/// | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
+/// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
+/// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
+/// | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
+///
+/// Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
+/// value makes `mosaic_config_from_env` fail with `MOSAIC_ERR_CONFIG`
+/// naming the variable. Any other `MOSAIC_*` variable in the environment is
+/// reported once on stderr with the closest known name (a misspelling such
+/// as `MOSAIC_STRES` is not silently ignored), except `MOSAIC_BLESS`,
+/// `MOSAIC_LIB_DIR`, `MOSAIC_MODEL_CASES` and `MOSAIC_TEST_STALL_CHILD`,
+/// which Mosaic's own tests and tools read (the library does not).
 ///
 /// The size-class table is `size_classes`: `MOSAIC_CLASSES_DEFAULT`,
 /// `MOSAIC_CLASSES_RUBY`, or `MOSAIC_CLASSES_CUSTOM` for the list in

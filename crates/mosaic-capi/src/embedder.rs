@@ -6,7 +6,9 @@
 
 use std::ffi::c_void;
 
-use mosaic_core::{Embedder, ObjRef, Tracer};
+use mosaic_core::{Embedder, MutatorInfo, ObjRef, Tracer};
+
+use crate::heap::{mosaic_mutator, mutator_user_data};
 
 /// Reports the reference fields of `obj`: call `mosaic_visit(tracer, &field)`
 /// for each one. Runs during a collection (see `mosaic_embedder`).
@@ -19,15 +21,41 @@ pub type mosaic_roots_fn =
 /// Called for each dead object allocated with `MOSAIC_NEEDS_CLEANUP`, when
 /// its page is swept (see `mosaic_embedder`).
 pub type mosaic_free_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mut c_void)>;
+/// Reports the root slots of one mutator `m` (its interpreter stack, its
+/// saved registers): `mosaic_visit(tracer, &slot)` for each. `mutator_data`
+/// is what `mosaic_mutator_set_data` set for `m` (NULL if nothing). Runs
+/// during a collection, for each mutator (see `mosaic_embedder`).
+pub type mosaic_mutator_roots_fn = Option<
+    unsafe extern "C" fn(
+        ctx: *mut c_void,
+        m: *mut mosaic_mutator,
+        mutator_data: *mut c_void,
+        tracer: *mut mosaic_tracer,
+    ),
+>;
 
-/// How the collector finds references. `trace` is required; `roots` and
-/// `on_free` may be NULL. `ctx` is passed to every callback.
+/// How the collector finds references. `trace` is required; `roots`,
+/// `on_free` and `mutator_roots` may be NULL. `ctx` is passed to every
+/// callback.
 ///
-/// `trace` and `roots` run on the collecting thread (the one whose
-/// allocation or `mosaic_collect` started the collection) while every other
-/// mutator is stopped: parked at a safepoint or inside `mosaic_blocking`.
-/// They must not allocate or call any mosaic function other than
-/// `mosaic_visit`.
+/// `trace`, `roots` and `mutator_roots` run on the collecting thread (the
+/// one whose allocation or `mosaic_collect` started the collection) while
+/// every other mutator is stopped: parked at a safepoint or inside a
+/// blocking region. They must not allocate or call any mosaic function
+/// other than `mosaic_visit`: `mosaic_alloc` returns NULL with
+/// `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
+/// refuse with it, and the collection completes.
+///
+/// `roots` runs once per collection, and `mutator_roots` once per
+/// collection for each mutator of the heap that has not been freed, the
+/// collecting one included, with that mutator's handle and its
+/// `mosaic_mutator_set_data` pointer (both run twice with `verify`, whose
+/// walk scans the roots again). `mutator_roots` is the last field, so
+/// initialisers written before it existed leave it NULL; a program built
+/// against an older mosaic.h must be recompiled, though. The mutator
+/// is stopped: parked, in a blocking region (whose code must then leave
+/// the slots it reports alone), or its thread has exited. Use the handle
+/// to tell mutators apart; do not call mosaic functions with it there.
 ///
 /// `on_free` runs on the thread that sweeps the dead object. With lazy
 /// sweeping (the default) that is mostly an allocating mutator's thread,
@@ -53,6 +81,7 @@ pub struct mosaic_embedder {
     pub roots: mosaic_roots_fn,
     pub on_free: mosaic_free_fn,
     pub ctx: *mut c_void,
+    pub mutator_roots: mosaic_mutator_roots_fn,
 }
 
 /// The collector's side of tracing (opaque); pass it to `mosaic_visit`.
@@ -99,6 +128,23 @@ unsafe impl Embedder for CEmbedder {
             // SAFETY: as above.
             with_tracer(tracer, |t| unsafe { roots(self.0.ctx, t) });
         }
+    }
+
+    fn mutator_roots<T: Tracer>(&self, mutator: &MutatorInfo, tracer: &mut T) {
+        let Some(f) = self.0.mutator_roots else {
+            return;
+        };
+        // Every mutator of a C heap is made by `new_mutator_handle`, which
+        // sets its data to its handle before it can be scanned.
+        let m: *mut mosaic_mutator = mutator.data.cast();
+        if m.is_null() {
+            return;
+        }
+        // SAFETY: a mutator is scanned only while it exists, and its handle
+        // is freed only together with it (mosaic_mutator_free).
+        let data = unsafe { mutator_user_data(m) };
+        // SAFETY: calling the embedder's callback with its own ctx.
+        with_tracer(tracer, |t| unsafe { f(self.0.ctx, m, data, t) });
     }
 
     fn on_free(&self, obj: ObjRef) {

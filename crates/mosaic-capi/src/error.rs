@@ -26,12 +26,22 @@ pub enum mosaic_error {
     MOSAIC_ERR_TOO_LARGE = 2,
     /// The pointer is not the start of an object of this heap.
     MOSAIC_ERR_FOREIGN_POINTER = 3,
-    /// A NULL or freed handle, unknown flag bits or another misuse of the API.
+    /// A NULL or freed handle, unknown flag bits, an out-of-range value (an
+    /// alignment, an enum value), a weak slot outside the heap's objects, an
+    /// ephemeron (or ephemeron key) that is not one.
     MOSAIC_ERR_INVALID_ARGUMENT = 4,
     /// A configuration value is out of range.
     MOSAIC_ERR_CONFIG = 5,
     /// The operating system refused to reserve the heap.
     MOSAIC_ERR_RESERVE = 6,
+    /// The object (or weak slot) already has the registration asked for: a
+    /// second finalizer, a weak slot registered twice. Unregister it first.
+    MOSAIC_ERR_ALREADY_REGISTERED = 7,
+    /// The call is not allowed in the state the thread is in: allocating,
+    /// collecting or running finalizers inside a collector callback or a
+    /// blocking region, leaving a blocking region never entered, starting
+    /// the finalizer thread twice...
+    MOSAIC_ERR_MISUSE = 8,
 }
 
 /// Threads whose last error is not `MOSAIC_OK`.
@@ -115,9 +125,17 @@ pub(crate) fn report(function: &str, e: &Error) -> mosaic_error {
         Error::MutatorExists { .. } | Error::ThreadExiting { .. } => {
             mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT
         }
+        Error::InvalidArgument(_) => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
+        Error::AlreadyRegistered { .. } => mosaic_error::MOSAIC_ERR_ALREADY_REGISTERED,
+        Error::Misuse(_) => mosaic_error::MOSAIC_ERR_MISUSE,
     };
     set_error(function, code, &e.to_string());
     code
+}
+
+/// Records `MOSAIC_ERR_MISUSE` ("{function}: misuse: {what}") and returns it.
+pub(crate) fn misuse(function: &str, what: &str) -> mosaic_error {
+    report(function, &Error::Misuse(what.into()))
 }
 
 /// Records `MOSAIC_ERR_INVALID_ARGUMENT` ("{function}: {what}") and returns it.

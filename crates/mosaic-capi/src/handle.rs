@@ -99,20 +99,26 @@ impl<T> Guarded<T> {
         usable(function, what, unsafe { Self::magic(p) }).then(|| p.cast_mut().cast())
     }
 
-    /// The contents of a live handle, for exclusive use (see `checked`).
+    /// A pointer to the contents of a live handle (see `checked`), for
+    /// callers that borrow one field at a time.
     ///
     /// # Safety
-    /// As `magic`; the reference must not outlive the handle, and no other
-    /// reference to the contents may exist meanwhile.
+    /// As `magic`.
     #[inline(always)]
-    pub(crate) unsafe fn live_mut<'a, H>(
-        function: &str,
-        what: &str,
-        p: *mut H,
-    ) -> Option<&'a mut T> {
-        // SAFETY: live, so a `Guarded<T>` from `into_raw`, not freed; the
-        // caller guarantees exclusivity.
-        unsafe { Self::checked(function, what, p).map(|g| &mut (*g).value) }
+    pub(crate) unsafe fn live_ptr<H>(function: &str, what: &str, p: *const H) -> Option<*mut T> {
+        // SAFETY: live, so a `Guarded<T>` from `into_raw`, not freed.
+        unsafe { Self::checked(function, what, p).map(|g| std::ptr::addr_of_mut!((*g).value)) }
+    }
+
+    /// A pointer to the contents of a handle known to be live, unchecked.
+    ///
+    /// # Safety
+    /// `p` must have come from `into_raw` and not have been freed.
+    #[inline(always)]
+    pub(crate) unsafe fn value_ptr<H>(p: *const H) -> *mut T {
+        let g = p.cast_mut().cast::<Self>();
+        // SAFETY: per the contract, `g` points to a live `Guarded<T>`.
+        unsafe { std::ptr::addr_of_mut!((*g).value) }
     }
 
     /// The contents of a live handle, shared (see `checked`).

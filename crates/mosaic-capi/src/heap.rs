@@ -2,20 +2,24 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::thread::ThreadId;
 
-use mosaic_core::{AllocFlags, Config, Heap, Mutator};
+use mosaic_core::{inside_callback, AllocFlags, Config, Heap, Mutator};
 
 use crate::config::mosaic_config;
 use crate::embedder::{mosaic_embedder, CEmbedder};
-use crate::error::{clear_error, clear_error_slow, error_may_be_set, invalid, report};
+use crate::error::{
+    clear_error, clear_error_slow, error_may_be_set, invalid, misuse, mosaic_error, report,
+};
 use crate::handle::{usable, Guarded, DEAD, LIVE};
 
 /// The object holds no references and is never traced.
 pub const MOSAIC_NO_POINTERS: u32 = 1;
 /// Call the embedder's `on_free` when the object dies.
 pub const MOSAIC_NEEDS_CLEANUP: u32 = 2;
-/// The object never moves.
+/// The object never moves, not even once compaction lands (today no object
+/// moves; see MOVING at the top of this header).
 pub const MOSAIC_PINNED: u32 = 4;
 
 /// A garbage-collected heap (opaque).
@@ -31,8 +35,63 @@ pub struct mosaic_mutator {
     _opaque: [u8; 0],
 }
 
+/// What a `mosaic_mutator *` points to. The Rust mutator's data pointer
+/// (`Mutator::set_data`) is the handle's own address, so that code handed
+/// only a `&mut Mutator` or a `MutatorInfo` (finalizers, `mutator_roots`)
+/// finds the C handle, and through it the C user data.
+pub(crate) struct CMutator {
+    mutator: Mutator<CEmbedder>,
+    /// `mosaic_mutator_set_data`'s pointer. Written by the owner thread,
+    /// read by the collector (for `mutator_roots`) while the owner is
+    /// stopped, or in a blocking region: hence atomic.
+    data: AtomicPtr<c_void>,
+    /// The thread that made the mutator.
+    owner: ThreadId,
+}
+
 /// What a `mosaic_mutator *` points to.
-type MutatorHandle = Guarded<Mutator<CEmbedder>>;
+type MutatorHandle = Guarded<CMutator>;
+
+/// A C handle for a mutator just made on the calling thread.
+pub(crate) fn new_mutator_handle(m: Mutator<CEmbedder>) -> *mut mosaic_mutator {
+    let h: *mut mosaic_mutator = MutatorHandle::into_raw(CMutator {
+        mutator: m,
+        data: AtomicPtr::new(std::ptr::null_mut()),
+        owner: std::thread::current().id(),
+    });
+    // SAFETY: `h` was just made and nothing else uses it yet. No collection
+    // can scan the new mutator before this: it is attached and running,
+    // so a pause waits for it to reach a safepoint.
+    unsafe { (*MutatorHandle::value_ptr(h)).mutator.set_data(h.cast()) };
+    h
+}
+
+/// Frees a mutator handle: see `mosaic_mutator_free`. Returns whether a
+/// handle was freed (`false`, with the error recorded, if it is not live).
+///
+/// # Safety
+/// `m` must be NULL or from `new_mutator_handle`, not in use by any call.
+pub(crate) unsafe fn free_mutator_handle(function: &str, m: *mut mosaic_mutator) -> bool {
+    if m.is_null() {
+        return false;
+    }
+    // SAFETY: per this function's contract.
+    let Some(c) = (unsafe { MutatorHandle::live_ptr(function, "mutator", m) }) else {
+        return false;
+    };
+    // SAFETY: live, and not in use by any call (the contract). Only the
+    // `mutator` field is borrowed: a collection may be reading `data`.
+    let (mutator, owner) = unsafe { (&mut *std::ptr::addr_of_mut!((*c).mutator), (*c).owner) };
+    // A mutator dropped inside a blocking region would forget its scope
+    // while a collection may be reading it: leave the region first (which
+    // waits out a collection in progress). Only on its own thread, where
+    // the mutator is detached and waiting cannot deadlock.
+    if mutator.is_blocking() && owner == std::thread::current().id() {
+        let _ = mutator.leave_blocking();
+    }
+    // SAFETY: as above; no reference to the contents is used after this.
+    unsafe { MutatorHandle::free(function, "mutator", m) }
+}
 
 /// The heap behind a handle; `None` (with the error recorded for `function`)
 /// if the handle is NULL or freed.
@@ -57,8 +116,34 @@ pub(crate) fn mutator_mut<'a>(
     m: *mut mosaic_mutator,
 ) -> Option<&'a mut Mutator<CEmbedder>> {
     // SAFETY: the API's contract: `m` is NULL or came from
-    // mosaic_mutator_new, and is used by one thread at a time.
-    unsafe { MutatorHandle::live_mut(function, "mutator", m) }
+    // mosaic_mutator_new, and is used by one thread at a time. Only the
+    // `mutator` field is borrowed: the collector may read `data` meanwhile.
+    unsafe {
+        MutatorHandle::live_ptr(function, "mutator", m)
+            .map(|c| &mut *std::ptr::addr_of_mut!((*c).mutator))
+    }
+}
+
+/// The C user data cell of a mutator handle; `None` (with the error
+/// recorded for `function`) if the handle is NULL or freed.
+fn mutator_data_cell<'a>(
+    function: &str,
+    m: *const mosaic_mutator,
+) -> Option<&'a AtomicPtr<c_void>> {
+    // SAFETY: as `mutator_mut`; only the atomic `data` field is borrowed.
+    unsafe {
+        MutatorHandle::live_ptr(function, "mutator", m).map(|c| &*std::ptr::addr_of!((*c).data))
+    }
+}
+
+/// The C user data of the mutator whose handle is `m`, for the collector.
+///
+/// # Safety
+/// `m` must be a live mutator handle (from `new_mutator_handle`).
+pub(crate) unsafe fn mutator_user_data(m: *const mosaic_mutator) -> *mut c_void {
+    // SAFETY: per the contract; only the atomic `data` field is read, so a
+    // `&mut` borrow of the `mutator` field elsewhere is not disturbed.
+    unsafe { (*std::ptr::addr_of!((*MutatorHandle::value_ptr(m)).data)).load(Ordering::Relaxed) }
 }
 
 /// Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
@@ -164,7 +249,7 @@ pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosa
     match h.mutator() {
         Ok(m) => {
             clear_error();
-            MutatorHandle::into_raw(m)
+            new_mutator_handle(m)
         }
         Err(e) => {
             report(F, &e);
@@ -184,24 +269,67 @@ pub unsafe extern "C" fn mosaic_mutator_new(heap: *mut mosaic_heap) -> *mut mosa
 /// When this was the heap's last handle, `on_free` runs here for the objects
 /// that asked for cleanup.
 ///
+/// Freed on its own thread inside a blocking region
+/// (`mosaic_blocking_enter`), the mutator leaves the region first (waiting
+/// for a collection in progress to end). It must not be freed from inside
+/// one of its own finalizers or a collector callback.
+///
 /// # Safety
 /// `m` must be NULL or from `mosaic_mutator_new`, freed once, on its thread
 /// (or on any thread once its thread has exited).
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_mutator_free(m: *mut mosaic_mutator) {
     // SAFETY: the API's contract: `m` is NULL or came from mosaic_mutator_new.
-    if unsafe { MutatorHandle::free("mosaic_mutator_free", "mutator", m) } {
+    if unsafe { free_mutator_handle("mosaic_mutator_free", m) } {
         clear_error();
     }
 }
 
+/// Sets the pointer this mutator's `mutator_roots` callback receives as
+/// `mutator_data` (your interpreter's per-thread state, say); NULL clears
+/// it. Call it on the mutator's thread. Errors: a NULL or freed mutator.
+///
+/// # Safety
+/// `m` must be NULL or a live mutator of the calling thread; `data` is
+/// never dereferenced by the library.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_mutator_set_data(
+    m: *mut mosaic_mutator,
+    data: *mut c_void,
+) -> mosaic_error {
+    let Some(cell) = mutator_data_cell("mosaic_mutator_set_data", m) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
+    };
+    cell.store(data, Ordering::Relaxed);
+    clear_error();
+    mosaic_error::MOSAIC_OK
+}
+
+/// The pointer set with `mosaic_mutator_set_data` (NULL if none, or with
+/// an error for a NULL or freed mutator).
+///
+/// # Safety
+/// `m` must be NULL or a live mutator.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_mutator_data(m: *const mosaic_mutator) -> *mut c_void {
+    let Some(cell) = mutator_data_cell("mosaic_mutator_data", m) else {
+        return std::ptr::null_mut();
+    };
+    let data = cell.load(Ordering::Relaxed);
+    clear_error();
+    data
+}
+
 /// Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
-/// Returns NULL on error: out of memory, too large, bad flags, a NULL or
-/// freed mutator.
+/// The memory is aligned to 8 bytes, and to 16 when its slot size is a
+/// multiple of 16 (see the top of this header; `mosaic_alloc_aligned` for
+/// more). Returns NULL on error: out of memory, too large, bad flags, a
+/// NULL or freed mutator, or `MOSAIC_ERR_MISUSE` inside a blocking region
+/// (`mosaic_blocking_enter`) or a collector callback.
 ///
 /// Allocation is a safepoint and may collect on this thread (running
-/// `trace` and `roots` here) or, with lazy sweeping, sweep pages (running
-/// `on_free` here); see `mosaic_embedder`.
+/// `trace`, `roots` and `mutator_roots` here) or, with lazy sweeping, sweep
+/// pages (running `on_free` here); see `mosaic_embedder`.
 ///
 /// # Safety
 /// `m` must be NULL or a live mutator used only by the calling thread.
@@ -256,41 +384,103 @@ unsafe fn alloc(m: *mut mosaic_mutator, size: usize, flags: u32) -> *mut c_void 
     }
 }
 
-/// Collects garbage now (stop-the-world): `trace` and `roots` run on this
-/// thread while the other mutators are stopped. If another thread is
-/// already collecting, waits for that collection instead.
+/// Allocates `size` zeroed bytes aligned to `align`, a power of two from 1
+/// to 65536 (a page): SIMD data, cache lines. The object gets the smallest
+/// size class whose slots are all aligned (with the default classes that
+/// is up to 4096, and the object's usable size may exceed `size`), or
+/// else a large object, which starts a 64 KiB page. `align` up to 8 is
+/// plain `mosaic_alloc`. Errors as `mosaic_alloc`, plus
+/// `MOSAIC_ERR_INVALID_ARGUMENT` for a bad `align`.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_alloc_aligned(
+    m: *mut mosaic_mutator,
+    size: usize,
+    align: usize,
+    flags: u32,
+) -> *mut c_void {
+    const F: &str = "mosaic_alloc_aligned";
+    let Some(m) = mutator_mut(F, m) else {
+        return std::ptr::null_mut();
+    };
+    let Some(flags) = AllocFlags::from_bits(flags) else {
+        report(F, &mosaic_core::Error::InvalidFlags { bits: flags });
+        return std::ptr::null_mut();
+    };
+    match m.alloc_aligned(size, align, flags) {
+        Ok(o) => {
+            clear_error();
+            o.as_ptr().cast()
+        }
+        Err(e) => {
+            report(F, &e);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Collects garbage now (stop-the-world): `trace`, `roots` and
+/// `mutator_roots` run on this thread while the other mutators are
+/// stopped. If another thread is already collecting, waits for that
+/// collection instead. Refused with `MOSAIC_ERR_MISUSE` inside a collector
+/// callback (`trace`, `roots`, `mutator_roots`, `on_free`, the event
+/// callback, the finalizer notifier) or a blocking region
+/// (`mosaic_blocking_enter`): nothing is collected then.
 ///
 /// # Safety
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
-    if let Some(m) = mutator_mut("mosaic_collect", m) {
-        m.collect();
-        clear_error();
+    const F: &str = "mosaic_collect";
+    if let Some(m) = mutator_mut(F, m) {
+        match m.try_collect() {
+            Ok(()) => clear_error(),
+            Err(e) => {
+                report(F, &e);
+            }
+        }
     }
 }
 
 /// Sweeps every page left unswept since the last collection (`on_free` runs
-/// on this thread for the dead objects found).
+/// on this thread for the dead objects found). Refused with
+/// `MOSAIC_ERR_MISUSE` inside a blocking region or a collector callback.
 ///
 /// # Safety
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_finish_sweep(m: *mut mosaic_mutator) {
-    if let Some(m) = mutator_mut("mosaic_finish_sweep", m) {
-        m.finish_sweep();
-        clear_error();
+    const F: &str = "mosaic_finish_sweep";
+    if let Some(m) = mutator_mut(F, m) {
+        if m.is_blocking() {
+            misuse(F, "cannot sweep inside a blocking region");
+        } else if inside_callback() {
+            misuse(F, "cannot sweep inside a collector callback");
+        } else {
+            m.finish_sweep();
+            clear_error();
+        }
     }
 }
 
 /// Parks here if another thread wants to collect. Call it in long loops
-/// that do not allocate.
+/// that do not allocate. Does nothing inside a blocking region. Refused
+/// with `MOSAIC_ERR_MISUSE` inside a collector callback (parking there
+/// would wait for the collection the callback is part of, or stop the
+/// world in the middle of a sweep).
 ///
 /// # Safety
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_safepoint(m: *mut mosaic_mutator) {
-    if let Some(m) = mutator_mut("mosaic_safepoint", m) {
+    const F: &str = "mosaic_safepoint";
+    if let Some(m) = mutator_mut(F, m) {
+        if inside_callback() {
+            misuse(F, "cannot park inside a collector callback");
+            return;
+        }
         m.safepoint();
         clear_error();
     }
@@ -299,6 +489,9 @@ pub unsafe extern "C" fn mosaic_safepoint(m: *mut mosaic_mutator) {
 /// Runs `f(arg)` as a blocking region (a system call, a lock wait): other
 /// threads may collect meanwhile. `f` must not touch the heap or call
 /// mosaic functions, and must return normally (no `longjmp` out of it).
+/// Inside a region entered with `mosaic_blocking_enter`, just calls `f`.
+/// Refused with `MOSAIC_ERR_MISUSE` inside a collector callback (`f` is
+/// not called).
 ///
 /// # Safety
 /// As `mosaic_alloc`; `f` must be a valid function.
@@ -316,9 +509,63 @@ pub unsafe extern "C" fn mosaic_blocking(
         invalid(F, "f is NULL");
         return;
     };
+    if inside_callback() {
+        misuse(F, "cannot block inside a collector callback");
+        return;
+    }
     // SAFETY: calling the caller's function with its own argument.
     m.blocking(|| unsafe { f(arg) });
     clear_error();
+}
+
+/// Enters a blocking region, for code that blocks where a callback does not
+/// fit (`mosaic_blocking` with the wait written inline). Until
+/// `mosaic_blocking_leave`, other threads collect without waiting for this
+/// one, so the code in between must not read or write heap objects (root
+/// handles may be used), and this mutator refuses to allocate, collect,
+/// sweep, run finalizers or push and pop scope slots (`MOSAIC_ERR_MISUSE`).
+/// Errors: `MOSAIC_ERR_MISUSE` if already inside a region or inside a
+/// collector callback; a NULL or freed mutator.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_blocking_enter(m: *mut mosaic_mutator) -> mosaic_error {
+    const F: &str = "mosaic_blocking_enter";
+    let Some(m) = mutator_mut(F, m) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
+    };
+    if inside_callback() {
+        return misuse(F, "cannot block inside a collector callback");
+    }
+    match m.enter_blocking() {
+        Ok(()) => {
+            clear_error();
+            mosaic_error::MOSAIC_OK
+        }
+        Err(e) => report(F, &e),
+    }
+}
+
+/// Leaves the blocking region entered with `mosaic_blocking_enter`,
+/// waiting first for a collection in progress to end. Errors:
+/// `MOSAIC_ERR_MISUSE` outside a region; a NULL or freed mutator.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_blocking_leave(m: *mut mosaic_mutator) -> mosaic_error {
+    const F: &str = "mosaic_blocking_leave";
+    let Some(m) = mutator_mut(F, m) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
+    };
+    match m.leave_blocking() {
+        Ok(()) => {
+            clear_error();
+            mosaic_error::MOSAIC_OK
+        }
+        Err(e) => report(F, &e),
+    }
 }
 
 /// Whether `p` is the start of an object allocated in `heap`. Any other `p`

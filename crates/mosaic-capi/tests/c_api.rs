@@ -128,3 +128,81 @@ fn a_panic_inside_the_library_aborts_with_its_message() {
 fn a_second_mutator_per_thread_is_refused_and_an_exited_threads_mutator_is_detached() {
     assert_eq!(support::run_c_test("threads").trim(), "0 failures");
 }
+
+/// Finalizers run once per unreachable object with their data and the
+/// running thread's mutator; ordered, unordered, resurrection, notifier,
+/// finalizer thread.
+#[test]
+fn finalizers_run_once_for_unreachable_objects_in_order() {
+    assert_eq!(run_c_test("finalizers").trim(), "0 failures");
+}
+
+/// Weak handles and weak slots are cleared exactly when their target dies,
+/// short ones before finalization, long ones after.
+#[test]
+fn weak_handles_and_slots_are_cleared_when_their_target_dies() {
+    assert_eq!(run_c_test("weak").trim(), "0 failures");
+}
+
+/// An ephemeron keeps its value while its key lives; both become NULL when
+/// the key dies.
+#[test]
+fn ephemerons_keep_values_only_while_keys_live() {
+    assert_eq!(run_c_test("ephemerons").trim(), "0 failures");
+}
+
+/// Events arrive START, MARK_END, END with their reason and figures.
+#[test]
+fn gc_events_arrive_in_order_with_reasons_and_figures() {
+    assert_eq!(run_c_test("events").trim(), "0 failures");
+}
+
+/// `mutator_roots` gets each mutator's handle and data; what it reports
+/// survives.
+#[test]
+fn mutator_roots_receives_each_mutator_and_its_data() {
+    assert_eq!(run_c_test("mutator_roots").trim(), "0 failures");
+}
+
+/// Another thread collects while one is inside
+/// `mosaic_blocking_enter`..`leave`, which refuses heap work meanwhile.
+#[test]
+fn blocking_enter_and_leave_let_other_threads_collect() {
+    assert_eq!(run_c_test("blocking").trim(), "0 failures");
+}
+
+/// Scope slots keep their objects alive until closed; scopes nest.
+#[test]
+fn scope_slots_keep_objects_alive_until_closed() {
+    assert_eq!(run_c_test("scope").trim(), "0 failures");
+}
+
+/// `mosaic_alloc_aligned` aligns as asked; `mosaic_alloc` keeps the
+/// header's alignment promise.
+#[test]
+fn aligned_allocations_are_aligned() {
+    assert_eq!(run_c_test("aligned").trim(), "0 failures");
+}
+
+/// Bad input to the new functions, and callbacks that allocate, collect or
+/// block, are error codes; the heap works on.
+#[test]
+fn bad_input_to_the_embedder_interface_is_an_error_not_a_crash() {
+    assert_eq!(run_c_test("bad_input").trim(), "0 failures");
+}
+
+/// The shared library too: its thread-locals (the last error, the
+/// "inside a callback" flag) go through `__tls_get_addr`, and the
+/// finalizer thread is spawned from inside it.
+#[test]
+fn finalizers_and_bad_input_against_the_shared_library() {
+    for name in ["finalizers", "bad_input"] {
+        let exe = tmp(&format!("{name}-shared")).join(name);
+        compile(
+            &repo().join(format!("crates/mosaic-capi/tests/c/{name}.c")),
+            &exe,
+            &shared_args(),
+        );
+        assert_eq!(run(&exe).trim(), "0 failures", "{name}");
+    }
+}
