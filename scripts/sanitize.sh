@@ -13,7 +13,8 @@
 # (target/sanitize-<kind>.log). About 1 minute per sanitizer from cold on a
 # 2-core machine, a few seconds warm.
 #
-# Tests run: `-p mosaic --lib --test threads --test robustness` (robustness
+# Tests run: `-p mosaic --lib --test threads --test finalizers --test weak
+# --test embedding --test robustness` (robustness
 # once tests/robustness.rs exists), PROPTEST_CASES=16 for any proptest.
 # Exits nonzero if a test fails or a sanitizer reports anything: ASan stops
 # at the first error, TSan with halt_on_error=1, and the log is grepped for
@@ -62,7 +63,7 @@ if [ "$host" != x86_64-unknown-linux-gnu ]; then
     exit 1
 fi
 
-tests=(--lib --test threads)
+tests=(--lib --test threads --test finalizers --test weak --test embedding)
 if [ -f crates/mosaic/tests/robustness.rs ]; then
     tests+=(--test robustness)
 else
