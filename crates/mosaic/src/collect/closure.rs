@@ -13,6 +13,12 @@
 //!
 //! A heap with no weak reference, ephemeron or finalizer runs step 1 and
 //! three relaxed loads: the cost of a collection without them is unchanged.
+//!
+//! A panic in `trace` abandons the collection (`core.rs` clears the marks).
+//! Embedder code runs only before the finalizer queue changes, so an
+//! abandoned collection leaves registrations, the queue and ephemerons as
+//! they were; short weak references it already cleared stay cleared, which
+//! is still right: their targets were unreachable and stay so.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
