@@ -1,5 +1,6 @@
 //! Model-based randomized test: random allocation, linking, overwriting,
-//! root drops, finalizers (both orders, some resurrecting their object),
+//! root drops, finalizers (both orders, some resurrecting their object or
+//! registering a new finalizer for it),
 //! weak handles and weak slots (short and long), ephemerons and
 //! collections, checked against a plain Rust model of the object graph
 //! (`common/model_graph.rs`), in several collector configurations (lazy,
@@ -26,7 +27,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use common::*;
-use model_graph::{Fin, Graph, Kind, Node, Outcome};
+use model_graph::{Fin, Graph, Kind, Node, Outcome, Then};
 use mosaic::{
     AllocFlags, Config, Error, FinalizerOrder, GcEvent, ObjRef, Root, SizeClassPreset, WeakKind,
     WeakRoot,
@@ -72,7 +73,11 @@ enum Op {
     Finalizer {
         target: usize,
         ordered: bool,
-        resurrect: bool,
+        then: Then,
+    },
+    /// Removes a finalizer (if registered and not queued yet).
+    Unfinalize {
+        target: usize,
     },
     WeakHandle {
         target: usize,
@@ -114,6 +119,14 @@ fn kind() -> impl Strategy<Value = Kind> {
     ]
 }
 
+fn then() -> impl Strategy<Value = Then> {
+    prop_oneof![
+        6 => Just(Then::Nothing),
+        3 => Just(Then::Resurrect),
+        1 => Just(Then::Reregister),
+    ]
+}
+
 fn some(p: f64) -> impl Strategy<Value = Option<usize>> {
     prop::option::weighted(p, any::<usize>())
 }
@@ -130,8 +143,9 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(src, field, dst)| Op::Link { src, field, dst }),
         2 => (any::<usize>(), any::<u8>()).prop_map(|(target, seed)| Op::Rewrite { target, seed }),
         3 => any::<usize>().prop_map(|index| Op::DropRoot { index }),
-        3 => (any::<usize>(), any::<bool>(), prop::bool::weighted(0.3))
-            .prop_map(|(target, ordered, resurrect)| Op::Finalizer { target, ordered, resurrect }),
+        3 => (any::<usize>(), any::<bool>(), then())
+            .prop_map(|(target, ordered, then)| Op::Finalizer { target, ordered, then }),
+        1 => any::<usize>().prop_map(|target| Op::Unfinalize { target }),
         2 => (any::<usize>(), any::<bool>()).prop_map(|(target, long)| Op::WeakHandle { target, long }),
         1 => any::<usize>().prop_map(|index| Op::DropWeak { index }),
         3 => (any::<usize>(), any::<usize>(), any::<bool>(), some(0.85))
@@ -153,6 +167,27 @@ fn kind_of(long: bool) -> WeakKind {
         WeakKind::Long
     } else {
         WeakKind::Short
+    }
+}
+
+/// The finalizer of object `id`: records that it ran, then does `then`.
+fn finalizer(
+    id: u64,
+    order: FinalizerOrder,
+    then: Then,
+) -> impl FnOnce(&mut TestMutator, ObjRef) + Send + 'static {
+    move |m, obj| {
+        let heap = m.heap();
+        heap.embedder().finalized.lock().push((id, obj.addr()));
+        match then {
+            Then::Nothing => {}
+            Then::Resurrect => heap.embedder().globals.lock().push(obj.addr()),
+            // Refused if the test registered one since the object was
+            // queued (the registration counts are checked afterwards).
+            Then::Reregister => {
+                let _ = m.register_finalizer(obj, order, finalizer(id, order, Then::Nothing));
+            }
+        }
     }
 }
 
@@ -372,7 +407,7 @@ impl Harness {
             Op::Finalizer {
                 target,
                 ordered,
-                resurrect,
+                then,
             } => {
                 let Some(id) = pick(&self.g.accessible(), target) else {
                     return;
@@ -382,15 +417,9 @@ impl Harness {
                 } else {
                     FinalizerOrder::Unordered
                 };
-                let r = self
-                    .m
-                    .register_finalizer(self.addr[&id], order, move |m, obj| {
-                        let heap = m.heap();
-                        heap.embedder().finalized.lock().push((id, obj.addr()));
-                        if resurrect {
-                            heap.embedder().globals.lock().push(obj.addr());
-                        }
-                    });
+                let r =
+                    self.m
+                        .register_finalizer(self.addr[&id], order, finalizer(id, order, then));
                 let n = self.g.objs.get_mut(&id).unwrap();
                 if n.fin.is_some() {
                     assert!(
@@ -399,8 +428,15 @@ impl Harness {
                     );
                 } else {
                     r.expect("register_finalizer");
-                    n.fin = Some(Fin { order, resurrect });
+                    n.fin = Some(Fin { order, then });
                 }
+            }
+            Op::Unfinalize { target } => {
+                let Some(id) = pick(&self.g.accessible(), target) else {
+                    return;
+                };
+                let had = self.g.objs.get_mut(&id).unwrap().fin.take().is_some();
+                assert_eq!(self.m.unregister_finalizer(self.addr[&id]), had);
             }
             Op::WeakHandle { target, long } => {
                 let Some(id) = pick(&self.g.accessible(), target) else {
@@ -504,11 +540,24 @@ impl Harness {
         assert_eq!(ran, expected, "finalizers run (id, address)");
         assert_eq!(n, expected.len(), "run_finalizers' count");
         for (id, fin) in std::mem::take(&mut self.g.queue) {
-            if fin.resurrect {
-                self.g.globals.push(id);
+            match fin.then {
+                Then::Nothing => {}
+                Then::Resurrect => self.g.globals.push(id),
+                Then::Reregister => {
+                    let n = self.g.objs.get_mut(&id).unwrap();
+                    n.fin = n.fin.or(Some(Fin {
+                        then: Then::Nothing,
+                        ..fin
+                    }));
+                }
             }
         }
         assert_eq!(self.heap.pending_finalizers(), 0);
+        assert_eq!(
+            self.heap.registered_finalizers(),
+            self.g.finalizer_count(),
+            "finalizers registered after running"
+        );
     }
 
     fn collect_and_check(&mut self) {
@@ -610,8 +659,14 @@ fn run(config: Config, ops: &[Op]) {
 fn run_with(config: Config, ops: &[Op], late_panics: bool) {
     quiet_expected_panics();
     let mut h = Harness::new(config, late_panics);
-    for op in ops {
-        h.apply_op(op);
+    for (i, op) in ops.iter().enumerate() {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.apply_op(op)));
+        if let Err(p) = r {
+            let msg = (p.downcast_ref::<String>().map(String::as_str))
+                .or(p.downcast_ref::<&str>().copied())
+                .unwrap_or("?");
+            panic!("op {i} of {} ({op:?}): {msg}", ops.len());
+        }
     }
     h.collect_and_check();
     h.run_finalizers();

@@ -38,12 +38,22 @@ pub enum Kind {
     Ephemeron,
 }
 
-/// A finalizer registration: its order, and whether the finalizer stores
-/// its object into the globals (resurrection).
+/// What a finalizer does besides recording that it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Then {
+    Nothing,
+    /// Stores its object into the globals (resurrection).
+    Resurrect,
+    /// Registers a new finalizer (same order, doing nothing more) on its
+    /// object.
+    Reregister,
+}
+
+/// A finalizer registration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fin {
     pub order: FinalizerOrder,
-    pub resurrect: bool,
+    pub then: Then,
 }
 
 #[derive(Clone, Debug)]
