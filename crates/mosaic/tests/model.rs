@@ -74,6 +74,7 @@ enum Op {
         target: usize,
         ordered: bool,
         then: Then,
+        alloc: bool,
     },
     /// Removes a finalizer (if registered and not queued yet).
     Unfinalize {
@@ -143,8 +144,8 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(src, field, dst)| Op::Link { src, field, dst }),
         2 => (any::<usize>(), any::<u8>()).prop_map(|(target, seed)| Op::Rewrite { target, seed }),
         3 => any::<usize>().prop_map(|index| Op::DropRoot { index }),
-        3 => (any::<usize>(), any::<bool>(), then())
-            .prop_map(|(target, ordered, then)| Op::Finalizer { target, ordered, then }),
+        3 => (any::<usize>(), any::<bool>(), then(), any::<bool>())
+            .prop_map(|(target, ordered, then, alloc)| Op::Finalizer { target, ordered, then, alloc }),
         1 => any::<usize>().prop_map(|target| Op::Unfinalize { target }),
         2 => (any::<usize>(), any::<bool>()).prop_map(|(target, long)| Op::WeakHandle { target, long }),
         1 => any::<usize>().prop_map(|index| Op::DropWeak { index }),
@@ -170,30 +171,40 @@ fn kind_of(long: bool) -> WeakKind {
     }
 }
 
-/// The finalizer of object `id`: records that it ran, then does `then`.
-fn finalizer(
-    id: u64,
-    order: FinalizerOrder,
-    then: Then,
-) -> impl FnOnce(&mut TestMutator, ObjRef) + Send + 'static {
+/// What the harness replays on the model, in order: collections (objects
+/// marked, then finalizers queued, from the event listener) and finalizers
+/// starting (id, address).
+enum Event {
+    Collected(u64, Option<usize>),
+    Ran(u64, usize),
+}
+
+type Log = Arc<Mutex<Vec<Event>>>;
+
+/// The finalizer of object `id`: logs that it runs, allocates (possibly
+/// collecting) if asked, then does `fin.then`.
+fn finalizer(log: Log, id: u64, fin: Fin) -> impl FnOnce(&mut TestMutator, ObjRef) + Send {
     move |m, obj| {
+        log.lock().push(Event::Ran(id, obj.addr()));
+        if fin.alloc {
+            new_pair(m, 0, None, None).expect("allocation in a finalizer");
+        }
         let heap = m.heap();
-        heap.embedder().finalized.lock().push((id, obj.addr()));
-        match then {
+        match fin.then {
             Then::Nothing => {}
             Then::Resurrect => heap.embedder().globals.lock().push(obj.addr()),
             // Refused if the test registered one since the object was
             // queued (the registration counts are checked afterwards).
             Then::Reregister => {
-                let _ = m.register_finalizer(obj, order, finalizer(id, order, Then::Nothing));
+                let again = Fin {
+                    then: Then::Nothing,
+                    ..fin
+                };
+                let _ = m.register_finalizer(obj, fin.order, finalizer(log, id, again));
             }
         }
     }
 }
-
-/// What the event listener saw of one collection: objects marked, then
-/// finalizers queued.
-type Seen = Arc<Mutex<Vec<(u64, Option<usize>)>>>;
 
 /// The plain model plus the real heap it shadows.
 struct Harness {
@@ -207,7 +218,7 @@ struct Harness {
     weak: Vec<WeakRoot>,
     dead_cleanup: BTreeSet<u64>,
     next_id: u64,
-    seen: Seen,
+    log: Log,
     /// Panicking collections may panic on objects first traced by
     /// finalization, after short weak references were cleared.
     late_panics: bool,
@@ -216,13 +227,18 @@ struct Harness {
 impl Harness {
     fn new(config: Config, late_panics: bool) -> Self {
         let heap = heap(config);
-        let seen = Seen::default();
-        let s = seen.clone();
+        let log = Log::default();
+        let l = log.clone();
         heap.set_event_listener(Some(Box::new(move |e| match *e {
-            GcEvent::MarkEnd { marked_objects, .. } => s.lock().push((marked_objects, None)),
+            GcEvent::MarkEnd { marked_objects, .. } => {
+                l.lock().push(Event::Collected(marked_objects, None))
+            }
             GcEvent::CollectionEnd {
                 finalizers_queued, ..
-            } => s.lock().last_mut().expect("MarkEnd came first").1 = Some(finalizers_queued),
+            } => match l.lock().last_mut() {
+                Some(Event::Collected(_, q)) => *q = Some(finalizers_queued),
+                _ => panic!("CollectionEnd without MarkEnd"),
+            },
             _ => {}
         })));
         let m = heap.mutator().unwrap();
@@ -235,7 +251,7 @@ impl Harness {
             weak: Vec::new(),
             dead_cleanup: BTreeSet::new(),
             next_id: 1,
-            seen,
+            log,
             late_panics,
         }
     }
@@ -251,22 +267,56 @@ impl Harness {
         v
     }
 
-    /// Replays on the model the collections that happened since the last
-    /// call (an allocation may collect; `extra` are its scope roots), each
-    /// checked against what the listener saw. Whether any happened.
+    /// Replays on the model what happened since the last call: collections
+    /// (an allocation may collect; `extra` are its scope roots), each
+    /// checked against what the listener saw, and finalizers run (oldest
+    /// first, their object rooted while they run). Whether it collected.
     fn sync(&mut self, extra: &[u64]) -> bool {
-        let seen: Vec<_> = std::mem::take(&mut *self.seen.lock());
-        for &(marked, queued) in &seen {
-            let out = self.g.simulate(extra);
-            assert_eq!(
-                marked as usize,
-                out.marked.len(),
-                "objects marked vs the model's: {out:?}"
-            );
-            assert_eq!(queued, Some(out.chosen.len()), "finalizers queued");
-            self.apply(&out);
+        let log: Vec<Event> = std::mem::take(&mut *self.log.lock());
+        let mut running: Option<(u64, Fin)> = None;
+        let mut collected = false;
+        for e in log {
+            match e {
+                Event::Collected(marked, queued) => {
+                    let mut roots = extra.to_vec();
+                    roots.extend(running.map(|r| r.0));
+                    let out = self.g.simulate(&roots);
+                    assert_eq!(
+                        marked as usize,
+                        out.marked.len(),
+                        "objects marked vs the model's: {out:?}"
+                    );
+                    assert_eq!(queued, Some(out.chosen.len()), "finalizers queued");
+                    self.apply(&out);
+                    collected = true;
+                }
+                Event::Ran(id, a) => {
+                    self.finalized(running.take());
+                    assert!(!self.g.queue.is_empty(), "finalizer of {id} ran unqueued");
+                    let (next, fin) = self.g.queue.remove(0);
+                    assert_eq!((id, a), (next, self.addr[&next].addr()), "next finalizer");
+                    running = Some((id, fin));
+                }
+            }
         }
-        !seen.is_empty()
+        self.finalized(running);
+        collected
+    }
+
+    /// A finalizer returned: what it did.
+    fn finalized(&mut self, ran: Option<(u64, Fin)>) {
+        let Some((id, fin)) = ran else { return };
+        match fin.then {
+            Then::Nothing => {}
+            Then::Resurrect => self.g.globals.push(id),
+            Then::Reregister => {
+                let n = self.g.objs.get_mut(&id).unwrap();
+                n.fin = n.fin.or(Some(Fin {
+                    then: Then::Nothing,
+                    ..fin
+                }));
+            }
+        }
     }
 
     fn apply(&mut self, out: &Outcome) {
@@ -408,6 +458,7 @@ impl Harness {
                 target,
                 ordered,
                 then,
+                alloc,
             } => {
                 let Some(id) = pick(&self.g.accessible(), target) else {
                     return;
@@ -417,9 +468,9 @@ impl Harness {
                 } else {
                     FinalizerOrder::Unordered
                 };
-                let r =
-                    self.m
-                        .register_finalizer(self.addr[&id], order, finalizer(id, order, then));
+                let fin = Fin { order, then, alloc };
+                let f = finalizer(self.log.clone(), id, fin);
+                let r = self.m.register_finalizer(self.addr[&id], order, f);
                 let n = self.g.objs.get_mut(&id).unwrap();
                 if n.fin.is_some() {
                     assert!(
@@ -428,7 +479,7 @@ impl Harness {
                     );
                 } else {
                     r.expect("register_finalizer");
-                    n.fin = Some(Fin { order, then });
+                    n.fin = Some(fin);
                 }
             }
             Op::Unfinalize { target } => {
@@ -519,7 +570,7 @@ impl Harness {
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
                 self.heap.embedder().panic_trace_id.store(0, Relaxed);
                 assert!(r.is_err(), "tracing object {id} panics");
-                assert!(self.seen.lock().is_empty(), "an abandoned collection ended");
+                assert!(self.log.lock().is_empty(), "an abandoned collection ended");
                 // Nothing cleared, queued or forgotten.
                 self.check_state();
             }
@@ -527,32 +578,19 @@ impl Harness {
     }
 
     fn run_finalizers(&mut self) {
+        let queued = self.g.queue.len();
         let n = self.m.run_finalizers().expect("run_finalizers");
-        let mut ran = std::mem::take(&mut *self.heap.embedder().finalized.lock());
-        let mut expected: Vec<(u64, usize)> = self
-            .g
-            .queue
-            .iter()
-            .map(|&(id, _)| (id, self.addr[&id].addr()))
-            .collect();
-        ran.sort_unstable();
-        expected.sort_unstable();
-        assert_eq!(ran, expected, "finalizers run (id, address)");
-        assert_eq!(n, expected.len(), "run_finalizers' count");
-        for (id, fin) in std::mem::take(&mut self.g.queue) {
-            match fin.then {
-                Then::Nothing => {}
-                Then::Resurrect => self.g.globals.push(id),
-                Then::Reregister => {
-                    let n = self.g.objs.get_mut(&id).unwrap();
-                    n.fin = n.fin.or(Some(Fin {
-                        then: Then::Nothing,
-                        ..fin
-                    }));
-                }
-            }
-        }
+        let collected = self.sync(&[]);
+        assert!(
+            self.g.queue.is_empty(),
+            "finalizers left: {:?}",
+            self.g.queue
+        );
+        assert!(n >= queued, "run_finalizers ran {n} of {queued}");
         assert_eq!(self.heap.pending_finalizers(), 0);
+        if collected {
+            self.check_state();
+        }
         assert_eq!(
             self.heap.registered_finalizers(),
             self.g.finalizer_count(),

@@ -38,9 +38,6 @@ pub struct TestVm {
     pub panic_free_id: AtomicU64,
     /// Called by `on_free` after recording (tests that call back into the heap).
     pub free_hook: Mutex<Option<FreeHook>>,
-    /// (id, address) of each object whose finalizer ran, for tests whose
-    /// finalizers record themselves here.
-    pub finalized: Mutex<Vec<(u64, usize)>>,
 }
 
 pub type TestHeap = Heap<TestVm>;

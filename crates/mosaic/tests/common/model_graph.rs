@@ -54,6 +54,8 @@ pub enum Then {
 pub struct Fin {
     pub order: FinalizerOrder,
     pub then: Then,
+    /// The finalizer allocates (so it may collect) before `then`.
+    pub alloc: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -125,7 +127,8 @@ pub struct Graph {
     pub roots: Vec<u64>,
     /// Objects stored into the embedder's globals by their finalizers.
     pub globals: Vec<u64>,
-    /// Chosen objects whose finalizer has not run yet (roots until then).
+    /// Chosen objects whose finalizer has not run yet (roots until then),
+    /// oldest first: a collection queues its choice in address order.
     pub queue: Vec<(u64, Fin)>,
     /// Weak handles: kind and target (the harness keeps the `WeakRoot`s).
     pub handles: Vec<(WeakKind, Option<u64>)>,
@@ -243,7 +246,9 @@ impl Graph {
                 _ => {}
             }
         }
-        for &c in &out.chosen {
+        let mut chosen: Vec<u64> = out.chosen.iter().copied().collect();
+        chosen.sort_by_key(|&c| addr(c));
+        for c in chosen {
             let fin = self.objs.get_mut(&c).unwrap().fin.take().unwrap();
             self.queue.push((c, fin));
         }
