@@ -1,30 +1,40 @@
 //! Model-based randomized test: random allocation, linking, overwriting,
-//! root drops and collections, checked against a plain Rust model of the
-//! object graph, in several collector configurations (lazy, verify, stress,
-//! eager sweep, Ruby's size pools).
+//! root drops, finalizers (both orders; some resurrect their object, some
+//! register a new finalizer, some allocate and so may collect), weak
+//! handles and weak slots (short and long), ephemerons and collections,
+//! checked against a plain Rust model of the object graph and of what a
+//! collection does (`common/model_graph.rs`), in several collector
+//! configurations (lazy, verify, stress, eager sweep, Ruby's size pools).
 //!
-//! After every collection: the marker found exactly the model's reachable
-//! objects, each keeps its exact contents (header, fields pointing at the
-//! right objects, byte patterns), and after sweeping, the heap's live count
-//! equals the model's and `on_free` ran for exactly the dead objects that
-//! asked for cleanup. Some collections are made to panic inside `trace`:
-//! they must be abandoned without losing or freeing anything.
+//! After every collection, explicit, inside an allocation or inside a
+//! finalizer: the marker marked exactly the model's count and queued
+//! exactly its number of finalizers; every object the model still has
+//! keeps its exact contents (header, fields, byte patterns, weak slots and
+//! ephemeron words, each null exactly when the model cleared it); weak
+//! handles read what the model says; the heap's counts of weak handles,
+//! weak slots, ephemerons and finalizers match. After sweeping, the live
+//! count equals the model's, and `on_free` ran for exactly the dead objects
+//! that asked for cleanup. Finalizers run exactly in the model's queue
+//! order (each once, on the right object). Some collections are made to
+//! panic inside `trace`: they must be abandoned without losing, freeing,
+//! clearing or queueing anything.
 
 mod common;
+#[path = "common/model_graph.rs"]
+mod model_graph;
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use common::*;
-use mosaic::{AllocFlags, Config, ObjRef, Root, SizeClassPreset};
+use model_graph::{Fin, Graph, Kind, Node, Outcome, Then};
+use mosaic::{
+    AllocFlags, Config, Error, FinalizerOrder, GcEvent, ObjRef, Root, SizeClassPreset, WeakKind,
+    WeakRoot,
+};
+use parking_lot::Mutex;
 use proptest::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
-
-#[derive(Clone, Debug)]
-enum Kind {
-    Pair,
-    Vector(usize),
-    Bytes { len: usize, cleanup: bool },
-}
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -32,6 +42,19 @@ enum Op {
         kind: Kind,
         root: bool,
         into: (usize, usize),
+    },
+    /// An ephemeron on accessible objects (or none), rooted or stored into
+    /// a container.
+    NewEphemeron {
+        key: Option<usize>,
+        value: Option<usize>,
+        root: bool,
+        into: (usize, usize),
+    },
+    SetEphemeron {
+        target: usize,
+        key: Option<usize>,
+        value: Option<usize>,
     },
     Link {
         src: usize,
@@ -42,12 +65,43 @@ enum Op {
         target: usize,
         seed: u8,
     },
+    /// Drops a root handle or a global.
     DropRoot {
         index: usize,
     },
+    /// Registers a finalizer (refused if the object has one).
+    Finalizer {
+        target: usize,
+        ordered: bool,
+        then: Then,
+        alloc: bool,
+    },
+    /// Removes a finalizer (if registered and not queued yet).
+    Unfinalize {
+        target: usize,
+    },
+    WeakHandle {
+        target: usize,
+        long: bool,
+    },
+    DropWeak {
+        index: usize,
+    },
+    /// Stores into a weak box's slot, registering it first if it is not.
+    WeakSlot {
+        holder: usize,
+        field: usize,
+        long: bool,
+        dst: Option<usize>,
+    },
+    UnregisterSlot {
+        holder: usize,
+        field: usize,
+    },
+    RunFinalizers,
     Collect,
-    /// A collection whose `trace` panics on one reachable container: it must
-    /// be abandoned cleanly, losing nothing.
+    /// A collection whose `trace` panics on one container it would trace:
+    /// it must be abandoned cleanly, losing nothing.
     PanickingCollect {
         target: usize,
     },
@@ -57,210 +111,502 @@ fn kind() -> impl Strategy<Value = Kind> {
     prop_oneof![
         3 => Just(Kind::Pair),
         2 => (0usize..40).prop_map(Kind::Vector),
+        2 => (0usize..6).prop_map(Kind::WeakBox),
+        // Weak slots in large objects, past their first page too.
+        1 => (1000usize..20_000).prop_map(Kind::WeakBox),
         2 => (0usize..600, any::<bool>()).prop_map(|(len, cleanup)| Kind::Bytes { len, cleanup }),
         1 => (600usize..9000, any::<bool>()).prop_map(|(len, cleanup)| Kind::Bytes { len, cleanup }),
         1 => (9000usize..150_000, any::<bool>()).prop_map(|(len, cleanup)| Kind::Bytes { len, cleanup }),
     ]
 }
 
+fn then() -> impl Strategy<Value = Then> {
+    prop_oneof![
+        6 => Just(Then::Nothing),
+        3 => Just(Then::Resurrect),
+        1 => Just(Then::Reregister),
+    ]
+}
+
+fn some(p: f64) -> impl Strategy<Value = Option<usize>> {
+    prop::option::weighted(p, any::<usize>())
+}
+
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         12 => (kind(), prop::bool::weighted(0.3), any::<(usize, usize)>())
             .prop_map(|(kind, root, into)| Op::New { kind, root, into }),
-        6 => (any::<usize>(), any::<usize>(), prop::option::weighted(0.8, any::<usize>()))
+        3 => (some(0.9), some(0.8), prop::bool::weighted(0.2), any::<(usize, usize)>())
+            .prop_map(|(key, value, root, into)| Op::NewEphemeron { key, value, root, into }),
+        1 => (any::<usize>(), some(0.8), some(0.8))
+            .prop_map(|(target, key, value)| Op::SetEphemeron { target, key, value }),
+        6 => (any::<usize>(), any::<usize>(), some(0.8))
             .prop_map(|(src, field, dst)| Op::Link { src, field, dst }),
         2 => (any::<usize>(), any::<u8>()).prop_map(|(target, seed)| Op::Rewrite { target, seed }),
         3 => any::<usize>().prop_map(|index| Op::DropRoot { index }),
+        3 => (any::<usize>(), any::<bool>(), then(), any::<bool>())
+            .prop_map(|(target, ordered, then, alloc)| Op::Finalizer { target, ordered, then, alloc }),
+        1 => any::<usize>().prop_map(|target| Op::Unfinalize { target }),
+        2 => (any::<usize>(), any::<bool>()).prop_map(|(target, long)| Op::WeakHandle { target, long }),
+        1 => any::<usize>().prop_map(|index| Op::DropWeak { index }),
+        3 => (any::<usize>(), any::<usize>(), any::<bool>(), some(0.85))
+            .prop_map(|(holder, field, long, dst)| Op::WeakSlot { holder, field, long, dst }),
+        1 => (any::<usize>(), any::<usize>())
+            .prop_map(|(holder, field)| Op::UnregisterSlot { holder, field }),
+        1 => Just(Op::RunFinalizers),
         1 => Just(Op::Collect),
         1 => any::<usize>().prop_map(|target| Op::PanickingCollect { target }),
     ]
 }
 
-struct MObj {
-    kind: Kind,
-    fields: Vec<Option<u64>>,
-    seed: u8,
+fn pick(v: &[u64], i: usize) -> Option<u64> {
+    (!v.is_empty()).then(|| v[i % v.len()])
+}
+
+fn kind_of(long: bool) -> WeakKind {
+    if long {
+        WeakKind::Long
+    } else {
+        WeakKind::Short
+    }
+}
+
+/// What the harness replays on the model, in order: collections (objects
+/// marked, then finalizers queued, from the event listener) and finalizers
+/// starting (id, address).
+enum Event {
+    Collected(u64, Option<usize>),
+    Ran(u64, usize),
+}
+
+type Log = Arc<Mutex<Vec<Event>>>;
+
+/// The finalizer of object `id`: logs that it runs, allocates (possibly
+/// collecting) if asked, then does `fin.then`.
+fn finalizer(log: Log, id: u64, fin: Fin) -> impl FnOnce(&mut TestMutator, ObjRef) + Send {
+    move |m, obj| {
+        log.lock().push(Event::Ran(id, obj.addr()));
+        if fin.alloc {
+            new_pair(m, 0, None, None).expect("allocation in a finalizer");
+        }
+        let heap = m.heap();
+        match fin.then {
+            Then::Nothing => {}
+            Then::Resurrect => heap.embedder().globals.lock().push(obj.addr()),
+            // Refused if the test registered one since the object was
+            // queued (the registration counts are checked afterwards).
+            Then::Reregister => {
+                let again = Fin {
+                    then: Then::Nothing,
+                    ..fin
+                };
+                let _ = m.register_finalizer(obj, fin.order, finalizer(log, id, again));
+            }
+        }
+    }
 }
 
 /// The plain model plus the real heap it shadows.
 struct Harness {
     heap: TestHeap,
     m: TestMutator,
-    objs: HashMap<u64, MObj>,
+    g: Graph,
     addr: HashMap<u64, ObjRef>,
-    roots: Vec<(u64, Root)>,
+    /// The root handles of `g.roots`, in the same order.
+    roots: Vec<Root>,
+    /// The weak handles of `g.handles`, in the same order.
+    weak: Vec<WeakRoot>,
     dead_cleanup: BTreeSet<u64>,
     next_id: u64,
+    log: Log,
+    /// Panicking collections may panic on objects first traced by
+    /// finalization, after short weak references were cleared.
+    late_panics: bool,
 }
 
 impl Harness {
-    fn new(config: Config) -> Self {
+    fn new(config: Config, late_panics: bool) -> Self {
         let heap = heap(config);
+        let log = Log::default();
+        let l = log.clone();
+        heap.set_event_listener(Some(Box::new(move |e| match *e {
+            GcEvent::MarkEnd { marked_objects, .. } => {
+                l.lock().push(Event::Collected(marked_objects, None))
+            }
+            GcEvent::CollectionEnd {
+                finalizers_queued, ..
+            } => match l.lock().last_mut() {
+                Some(Event::Collected(_, q)) => *q = Some(finalizers_queued),
+                _ => panic!("CollectionEnd without MarkEnd"),
+            },
+            _ => {}
+        })));
         let m = heap.mutator().unwrap();
         Harness {
             heap,
             m,
-            objs: HashMap::new(),
+            g: Graph::default(),
             addr: HashMap::new(),
             roots: Vec::new(),
+            weak: Vec::new(),
             dead_cleanup: BTreeSet::new(),
             next_id: 1,
+            log,
+            late_panics,
         }
     }
 
-    fn reachable(&self) -> BTreeSet<u64> {
-        let mut seen = BTreeSet::new();
-        let mut stack: Vec<u64> = self.roots.iter().map(|r| r.0).collect();
-        while let Some(id) = stack.pop() {
-            if seen.insert(id) {
-                stack.extend(self.objs[&id].fields.iter().flatten());
-            }
-        }
-        seen
+    fn addr_of(&self, id: Option<u64>) -> Option<ObjRef> {
+        id.map(|id| self.addr[&id])
     }
 
-    /// Forgets objects the model can no longer reach (they are garbage now).
-    fn prune(&mut self) {
-        let live = self.reachable();
-        let dead: Vec<u64> = self
-            .objs
-            .keys()
-            .filter(|id| !live.contains(id))
-            .copied()
-            .collect();
-        for id in dead {
-            if let Kind::Bytes { cleanup: true, .. } = self.objs[&id].kind {
-                self.dead_cleanup.insert(id);
-            }
-            self.objs.remove(&id);
-            self.addr.remove(&id);
-        }
-    }
-
-    /// Reachable containers with at least one field, in a stable order.
-    fn containers(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self
-            .objs
-            .iter()
-            .filter(|(_, o)| !o.fields.is_empty())
-            .map(|(&id, _)| id)
-            .collect();
-        v.sort_unstable();
+    /// Accessible objects satisfying `f`, in id order.
+    fn accessible(&self, f: impl Fn(&Node) -> bool) -> Vec<u64> {
+        let mut v = self.g.accessible();
+        v.retain(|id| f(&self.g.objs[id]));
         v
     }
 
-    fn apply(&mut self, op: &Op) {
-        match op {
-            Op::New { kind, root, into } => {
+    /// Replays on the model what happened since the last call: collections
+    /// (an allocation may collect; `extra` are its scope roots), each
+    /// checked against what the listener saw, and finalizers run (oldest
+    /// first, their object rooted while they run). Whether it collected.
+    fn sync(&mut self, extra: &[u64]) -> bool {
+        let log: Vec<Event> = std::mem::take(&mut *self.log.lock());
+        let mut running: Option<(u64, Fin)> = None;
+        let mut collected = false;
+        for e in log {
+            match e {
+                Event::Collected(marked, queued) => {
+                    let mut roots = extra.to_vec();
+                    roots.extend(running.map(|r| r.0));
+                    let out = self.g.simulate(&roots);
+                    assert_eq!(
+                        marked as usize,
+                        out.marked.len(),
+                        "objects marked vs the model's: {out:?}"
+                    );
+                    assert_eq!(queued, Some(out.chosen.len()), "finalizers queued");
+                    self.apply(&out);
+                    collected = true;
+                }
+                Event::Ran(id, a) => {
+                    self.finalized(running.take());
+                    assert!(!self.g.queue.is_empty(), "finalizer of {id} ran unqueued");
+                    let (next, fin) = self.g.queue.remove(0);
+                    assert_eq!((id, a), (next, self.addr[&next].addr()), "next finalizer");
+                    running = Some((id, fin));
+                }
+            }
+        }
+        self.finalized(running);
+        collected
+    }
+
+    /// A finalizer returned: what it did.
+    fn finalized(&mut self, ran: Option<(u64, Fin)>) {
+        let Some((id, fin)) = ran else { return };
+        match fin.then {
+            Then::Nothing => {}
+            Then::Resurrect => self.g.globals.push(id),
+            Then::Reregister => {
+                let n = self.g.objs.get_mut(&id).unwrap();
+                n.fin = n.fin.or(Some(Fin {
+                    then: Then::Nothing,
+                    ..fin
+                }));
+            }
+        }
+    }
+
+    fn apply(&mut self, out: &Outcome) {
+        let addr = &self.addr;
+        for d in self.g.apply(out, |id| addr[&id].addr()) {
+            if let Kind::Bytes { cleanup: true, .. } = d.node.kind {
+                self.dead_cleanup.insert(d.id);
+            }
+            self.addr.remove(&d.id);
+        }
+    }
+
+    /// Adds a new object to the model, after the collections its
+    /// allocation made; checks the heap if there were some.
+    fn add(&mut self, id: u64, o: ObjRef, node: Node, collected: bool) {
+        self.g.objs.insert(id, node);
+        self.addr.insert(id, o);
+        if collected {
+            self.check_state();
+        }
+    }
+
+    /// Roots a new object, or stores it into an accessible container.
+    fn place(&mut self, id: u64, root: bool, into: (usize, usize)) {
+        let o = self.addr[&id];
+        if root {
+            self.roots.push(self.m.root(o).expect("root"));
+            self.g.roots.push(id);
+            return;
+        }
+        let containers = self.accessible(|n| n.is_container());
+        if let Some(c) = pick(&containers, into.0).filter(|&c| c != id) {
+            let f = into.1 % self.g.objs[&c].fields.len();
+            self.g.objs.get_mut(&c).unwrap().fields[f] = Some(id);
+            set_field(self.addr[&c], f, Some(o));
+        }
+    }
+
+    fn apply_op(&mut self, op: &Op) {
+        match *op {
+            Op::New {
+                ref kind,
+                root,
+                into,
+            } => {
                 let id = self.next_id;
                 self.next_id += 1;
+                let m = &mut self.m;
                 let o = match *kind {
-                    Kind::Pair => new_pair(&mut self.m, id, None, None),
-                    Kind::Vector(n) => new_vector(&mut self.m, id, n),
+                    Kind::Pair => new_pair(m, id, None, None),
+                    Kind::Vector(n) => new_vector(m, id, n),
+                    Kind::WeakBox(n) => new_weakbox(m, id, n),
                     Kind::Bytes { len, cleanup } => {
                         let flags = if cleanup {
                             AllocFlags::NEEDS_CLEANUP
                         } else {
                             AllocFlags::NONE
                         };
-                        new_bytes(&mut self.m, id, len, flags)
+                        new_bytes(m, id, len, flags)
                     }
+                    Kind::Ephemeron => unreachable!(),
                 }
                 .expect("allocation");
-                let fields = match kind {
-                    Kind::Pair => vec![None; 2],
-                    Kind::Vector(n) => vec![None; *n],
-                    Kind::Bytes { .. } => vec![],
+                let collected = self.sync(&[]);
+                self.add(id, o, Node::new(kind.clone(), id), collected);
+                self.place(id, root, into);
+            }
+            Op::NewEphemeron {
+                key,
+                value,
+                root,
+                into,
+            } => {
+                let all = self.g.accessible();
+                let k = key.and_then(|i| pick(&all, i));
+                let v = value.and_then(|i| pick(&all, i));
+                let e = self
+                    .m
+                    .alloc_ephemeron(self.addr_of(k), self.addr_of(v))
+                    .expect("ephemeron");
+                // The allocation keeps key and value alive while it collects.
+                let collected = self.sync(&[k, v].into_iter().flatten().collect::<Vec<_>>());
+                let id = self.next_id;
+                self.next_id += 1;
+                let mut node = Node::new(Kind::Ephemeron, id);
+                node.fields = vec![k, v];
+                self.add(id, e, node, collected);
+                self.place(id, root, into);
+            }
+            Op::SetEphemeron { target, key, value } => {
+                let all = self.g.accessible();
+                let Some(e) = pick(&self.accessible(|n| n.is_ephemeron()), target) else {
+                    return;
                 };
-                self.objs.insert(
-                    id,
-                    MObj {
-                        kind: kind.clone(),
-                        fields,
-                        seed: id as u8,
-                    },
-                );
-                self.addr.insert(id, o);
-                let containers = self.containers();
-                if *root {
-                    self.roots.push((id, self.m.root(o).expect("root")));
-                } else if !containers.is_empty() {
-                    let c = containers[into.0 % containers.len()];
-                    let f = into.1 % self.objs[&c].fields.len();
-                    if c != id {
-                        self.objs.get_mut(&c).unwrap().fields[f] = Some(id);
-                        set_field(self.addr[&c], f, Some(o));
-                    }
-                }
-                self.prune();
+                let k = key.and_then(|i| pick(&all, i));
+                let v = value.and_then(|i| pick(&all, i));
+                self.m
+                    .ephemeron_set(self.addr[&e], self.addr_of(k), self.addr_of(v))
+                    .expect("ephemeron_set");
+                let n = self.g.objs.get_mut(&e).unwrap();
+                n.fields = vec![k, v];
+                n.stale = None;
             }
             Op::Link { src, field, dst } => {
-                let containers = self.containers();
-                if containers.is_empty() {
+                let Some(c) = pick(&self.accessible(|n| n.is_container()), src) else {
                     return;
-                }
-                let c = containers[src % containers.len()];
-                let f = field % self.objs[&c].fields.len();
-                let mut all: Vec<u64> = self.objs.keys().copied().collect();
-                all.sort_unstable();
-                let d = dst.map(|d| all[d % all.len()]);
-                self.objs.get_mut(&c).unwrap().fields[f] = d;
-                set_field(self.addr[&c], f, d.map(|d| self.addr[&d]));
-                self.prune();
+                };
+                let f = field % self.g.objs[&c].fields.len();
+                let d = dst.and_then(|d| pick(&self.g.accessible(), d));
+                self.g.objs.get_mut(&c).unwrap().fields[f] = d;
+                set_field(self.addr[&c], f, self.addr_of(d));
             }
             Op::Rewrite { target, seed } => {
-                let mut bytes: Vec<u64> = self
-                    .objs
-                    .iter()
-                    .filter(|(_, o)| matches!(o.kind, Kind::Bytes { .. }))
-                    .map(|(&id, _)| id)
-                    .collect();
-                if bytes.is_empty() {
+                let bytes = self.accessible(|n| matches!(n.kind, Kind::Bytes { .. }));
+                let Some(id) = pick(&bytes, target) else {
                     return;
-                }
-                bytes.sort_unstable();
-                let id = bytes[target % bytes.len()];
-                self.objs.get_mut(&id).unwrap().seed = *seed;
-                fill_bytes(self.addr[&id], *seed);
+                };
+                self.g.objs.get_mut(&id).unwrap().seed = seed;
+                fill_bytes(self.addr[&id], seed);
             }
             Op::DropRoot { index } => {
-                if !self.roots.is_empty() {
-                    let i = index % self.roots.len();
-                    self.roots.swap_remove(i);
-                    self.prune();
-                }
-            }
-            Op::Collect => self.collect_and_check(),
-            Op::PanickingCollect { target } => {
-                let containers = self.containers();
-                if containers.is_empty() {
+                let (r, n) = (self.roots.len(), self.g.globals.len());
+                if r + n == 0 {
                     return;
                 }
-                let id = containers[target % containers.len()];
+                let i = index % (r + n);
+                if i < r {
+                    self.roots.swap_remove(i);
+                    self.g.roots.swap_remove(i);
+                } else {
+                    let id = self.g.globals.swap_remove(i - r);
+                    let a = self.addr[&id].addr();
+                    let mut globals = self.heap.embedder().globals.lock();
+                    let at = globals.iter().position(|&g| g == a).expect("global");
+                    globals.swap_remove(at);
+                }
+            }
+            Op::Finalizer {
+                target,
+                ordered,
+                then,
+                alloc,
+            } => {
+                let Some(id) = pick(&self.g.accessible(), target) else {
+                    return;
+                };
+                let order = if ordered {
+                    FinalizerOrder::Ordered
+                } else {
+                    FinalizerOrder::Unordered
+                };
+                let fin = Fin { order, then, alloc };
+                let f = finalizer(self.log.clone(), id, fin);
+                let r = self.m.register_finalizer(self.addr[&id], order, f);
+                let n = self.g.objs.get_mut(&id).unwrap();
+                if n.fin.is_some() {
+                    assert!(
+                        matches!(r, Err(Error::AlreadyRegistered { .. })),
+                        "second finalizer on object {id}: {r:?}"
+                    );
+                } else {
+                    r.expect("register_finalizer");
+                    n.fin = Some(fin);
+                }
+            }
+            Op::Unfinalize { target } => {
+                let Some(id) = pick(&self.g.accessible(), target) else {
+                    return;
+                };
+                let had = self.g.objs.get_mut(&id).unwrap().fin.take().is_some();
+                assert_eq!(self.m.unregister_finalizer(self.addr[&id]), had);
+            }
+            Op::WeakHandle { target, long } => {
+                let Some(id) = pick(&self.g.accessible(), target) else {
+                    return;
+                };
+                let kind = kind_of(long);
+                self.weak
+                    .push(self.m.weak_root(self.addr[&id], kind).expect("weak_root"));
+                self.g.handles.push((kind, Some(id)));
+            }
+            Op::DropWeak { index } => {
+                if !self.weak.is_empty() {
+                    let i = index % self.weak.len();
+                    self.weak.swap_remove(i);
+                    self.g.handles.swap_remove(i);
+                }
+            }
+            Op::WeakSlot {
+                holder,
+                field,
+                long,
+                dst,
+            } => {
+                let boxes = self.accessible(|n| matches!(n.kind, Kind::WeakBox(n) if n > 0));
+                let Some(h) = pick(&boxes, holder) else {
+                    return;
+                };
+                let d = dst.and_then(|d| pick(&self.g.accessible(), d));
+                let o = self.addr[&h];
+                let f = field % self.g.objs[&h].fields.len();
+                set_field(o, f, self.addr_of(d));
+                let slot = field_slot(o, f);
+                // SAFETY: the slot holds null or an object; the test expects
+                // the collector to clear it.
+                let r = unsafe { self.m.register_weak_slot(slot, kind_of(long)) };
+                let n = self.g.objs.get_mut(&h).unwrap();
+                n.fields[f] = d;
+                if n.slots[f].is_some() {
+                    assert!(
+                        matches!(r, Err(Error::AlreadyRegistered { .. })),
+                        "slot {f} of {h} registered twice: {r:?}"
+                    );
+                } else {
+                    r.expect("register_weak_slot");
+                    n.slots[f] = Some(kind_of(long));
+                }
+            }
+            Op::UnregisterSlot { holder, field } => {
+                let boxes = self.accessible(|n| matches!(n.kind, Kind::WeakBox(n) if n > 0));
+                let Some(h) = pick(&boxes, holder) else {
+                    return;
+                };
+                let o = self.addr[&h];
+                let n = self.g.objs.get_mut(&h).unwrap();
+                let f = field % n.fields.len();
+                let was = n.slots[f].take().is_some();
+                n.fields[f] = None;
+                assert_eq!(self.m.unregister_weak_slot(field_slot(o, f)), was);
+                set_field(o, f, None);
+            }
+            Op::RunFinalizers => self.run_finalizers(),
+            Op::Collect => self.collect_and_check(),
+            Op::PanickingCollect { target } => {
+                let out = self.g.simulate(&[]);
+                let candidates = if self.late_panics {
+                    &out.marked
+                } else {
+                    &out.strong
+                };
+                let traced: Vec<u64> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|id| self.g.objs[id].is_traced())
+                    .collect();
+                let Some(id) = pick(&traced, target) else {
+                    return;
+                };
                 self.heap.embedder().panic_trace_id.store(id, Relaxed);
                 let m = &mut self.m;
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
                 self.heap.embedder().panic_trace_id.store(0, Relaxed);
                 assert!(r.is_err(), "tracing object {id} panics");
-                self.check_contents();
+                assert!(self.log.lock().is_empty(), "an abandoned collection ended");
+                // Nothing cleared, queued or forgotten.
+                self.check_state();
             }
         }
     }
 
+    fn run_finalizers(&mut self) {
+        let queued = self.g.queue.len();
+        let n = self.m.run_finalizers().expect("run_finalizers");
+        let collected = self.sync(&[]);
+        assert!(
+            self.g.queue.is_empty(),
+            "finalizers left: {:?}",
+            self.g.queue
+        );
+        assert!(n >= queued, "run_finalizers ran {n} of {queued}");
+        assert_eq!(self.heap.pending_finalizers(), 0);
+        if collected {
+            self.check_state();
+        }
+        assert_eq!(
+            self.heap.registered_finalizers(),
+            self.g.finalizer_count(),
+            "finalizers registered after running"
+        );
+    }
+
     fn collect_and_check(&mut self) {
         self.m.collect();
-        let stats = self.heap.stats();
-        assert_eq!(
-            stats.last_marked as usize,
-            self.objs.len(),
-            "marked objects vs model's reachable"
-        );
-        self.check_contents();
+        assert!(self.sync(&[]), "an explicit collection");
+        self.check_state();
         self.m.finish_sweep();
         let stats = self.heap.stats();
         assert_eq!(
             stats.live_objects() as usize,
-            self.objs.len(),
+            self.g.objs.len(),
             "live objects after sweeping"
         );
         let freed: BTreeSet<u64> = self.heap.embedder().freed.lock().iter().copied().collect();
@@ -275,28 +621,69 @@ impl Harness {
         );
     }
 
+    /// The heap agrees with the model: counts, weak handles, contents.
+    fn check_state(&self) {
+        let stats = self.heap.stats();
+        let counts = (
+            stats.weak_handles,
+            stats.weak_slots,
+            stats.ephemerons,
+            stats.finalizers_registered,
+            stats.finalizers_pending,
+        );
+        let model = (
+            self.g.handles.len(),
+            self.g.slot_count(),
+            self.g.ephemeron_count(),
+            self.g.finalizer_count(),
+            self.g.queue.len(),
+        );
+        assert_eq!(
+            counts, model,
+            "(weak handles, weak slots, ephemerons, finalizers registered, pending)"
+        );
+        for (i, (w, h)) in self.weak.iter().zip(&self.g.handles).enumerate() {
+            assert_eq!(w.get(), self.addr_of(h.1), "weak handle {i} on {:?}", h);
+        }
+        self.check_contents();
+    }
+
     fn check_contents(&self) {
-        for (&id, mo) in &self.objs {
+        for (&id, mo) in &self.g.objs {
             let o = self.addr[&id];
             assert!(
                 self.heap.is_object(o.as_ptr()),
                 "object {id} is no longer allocated"
             );
+            if mo.is_ephemeron() {
+                let key = self.heap.ephemeron_key(o).expect("an ephemeron");
+                let value = self.heap.ephemeron_value(o).expect("an ephemeron");
+                assert_eq!(key, self.addr_of(mo.fields[0]), "key of ephemeron {id}");
+                let v = mo
+                    .stale
+                    .and_then(|a| ObjRef::from_ptr(a as *mut u8))
+                    .or(self.addr_of(mo.fields[1]));
+                assert_eq!(value, v, "value of ephemeron {id} ({:?})", mo.fields);
+                continue;
+            }
             let (tag, len, hid) = header(o);
             assert_eq!(hid, id, "header id of object {id}");
             match mo.kind {
                 Kind::Pair => assert_eq!((tag, len), (PAIR, 2)),
                 Kind::Vector(n) => assert_eq!((tag, len as usize), (VECTOR, n)),
+                Kind::WeakBox(n) => assert_eq!((tag, len as usize), (WEAKBOX, n)),
                 Kind::Bytes { len: n, .. } => {
                     assert_eq!((tag, len as usize), (BYTES, n));
                     assert!(bytes_match(o, mo.seed), "bytes of object {id} changed");
                 }
+                Kind::Ephemeron => unreachable!(),
             }
             for (i, f) in mo.fields.iter().enumerate() {
                 assert_eq!(
                     field(o, i),
-                    f.map(|c| self.addr[&c]),
-                    "field {i} of object {id}"
+                    self.addr_of(*f),
+                    "field {i} of object {id} ({:?})",
+                    mo.slots.get(i)
                 );
             }
         }
@@ -304,24 +691,47 @@ impl Harness {
 }
 
 fn run(config: Config, ops: &[Op]) {
+    run_with(config, ops, false)
+}
+
+fn run_with(config: Config, ops: &[Op], late_panics: bool) {
     quiet_expected_panics();
-    let mut h = Harness::new(config);
-    for op in ops {
-        h.apply(op);
+    let mut h = Harness::new(config, late_panics);
+    for (i, op) in ops.iter().enumerate() {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.apply_op(op)));
+        if let Err(p) = r {
+            let msg = (p.downcast_ref::<String>().map(String::as_str))
+                .or(p.downcast_ref::<&str>().copied())
+                .unwrap_or("?");
+            panic!("op {i} of {} ({op:?}): {msg}", ops.len());
+        }
     }
     h.collect_and_check();
-    // Everything dies once the roots go.
-    let cleanup_alive: BTreeSet<u64> = h
-        .objs
-        .iter()
-        .filter(|(_, o)| matches!(o.kind, Kind::Bytes { cleanup: true, .. }))
-        .map(|(&id, _)| id)
-        .collect();
+    h.run_finalizers();
+    // Once the roots go, everything dies, finalizable objects after their
+    // finalizer ran; only ordered ones in cycles (and what they reach) stay.
     h.roots.clear();
-    h.prune();
-    h.collect_and_check();
-    assert_eq!(h.heap.stats().live_objects(), 0);
-    assert!(cleanup_alive.is_subset(&h.dead_cleanup));
+    h.g.roots.clear();
+    for round in 0.. {
+        h.heap.embedder().globals.lock().clear();
+        h.g.globals.clear();
+        h.collect_and_check();
+        if h.g.queue.is_empty() {
+            break;
+        }
+        assert!(round < 10_000, "finalization does not end");
+        h.run_finalizers();
+    }
+    let leaked: Vec<u64> =
+        h.g.objs
+            .iter()
+            .filter(|(_, n)| n.fin.map(|f| f.order) == Some(FinalizerOrder::Ordered))
+            .map(|(&id, _)| id)
+            .collect();
+    assert!(
+        !leaked.is_empty() || h.g.objs.is_empty(),
+        "objects outlive their roots with no ordered finalizer left"
+    );
 }
 
 fn cases() -> ProptestConfig {
@@ -362,4 +772,37 @@ proptest! {
     fn ruby_size_pools(ops in prop::collection::vec(op(), 1..700)) {
         run(Config { size_classes: SizeClassPreset::Ruby, verify: true, ..small_config() }, &ops);
     }
+
+    /// Collections also panic on objects that only finalization keeps.
+    #[test]
+    #[ignore = "collector bug: an abandoned collection has already cleared short weak references (see abandoned_collection_keeps_short_weak_references)"]
+    fn late_panics(ops in prop::collection::vec(op(), 1..700)) {
+        run_with(small_config(), &ops, true);
+    }
+}
+
+/// A collection abandoned because `trace` panicked must leave the heap as
+/// it was. Here `trace` panics on an object only its finalizer keeps: it
+/// is first traced after the short weak references to unreachable objects
+/// were cleared (`collect/closure.rs`, step 3 before step 4), and they stay
+/// cleared although the collection never happened.
+#[test]
+fn abandoned_collection_keeps_short_weak_references() {
+    quiet_expected_panics();
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let x = new_pair(&mut m, 7, None, None).unwrap();
+    let weak = m.weak_root(x, WeakKind::Short).unwrap();
+    m.register_finalizer(x, FinalizerOrder::Unordered, |_, _| {})
+        .unwrap();
+    heap.embedder().panic_trace_id.store(7, Relaxed);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
+    heap.embedder().panic_trace_id.store(0, Relaxed);
+    assert!(r.is_err(), "tracing object 7 panics");
+    assert_eq!(
+        heap.registered_finalizers(),
+        1,
+        "the finalizer stays registered"
+    );
+    assert_eq!(weak.get(), Some(x), "the short weak handle is not cleared");
 }

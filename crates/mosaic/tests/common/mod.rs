@@ -1,8 +1,13 @@
-//! A small dynamic object model for tests: pairs, vectors and byte strings.
+//! A small dynamic object model for tests: pairs, vectors, byte strings and
+//! weak boxes.
 //!
 //! Layout: a 16-byte header `{ tag: u32, len: u32, id: u64 }`, then `len`
-//! reference fields (pairs and vectors) or `len` bytes (byte strings, which
-//! are allocated `NO_POINTERS` and must never be traced).
+//! reference fields (pairs, vectors and weak boxes) or `len` bytes (byte
+//! strings, which are allocated `NO_POINTERS` and must never be traced).
+//! A weak box's fields are not visited by `trace`: they are weak slots,
+//! registered with the collector by the test (a weak container). The
+//! collector's ephemerons have no header: tests never read one as a test
+//! object.
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
@@ -14,6 +19,7 @@ use parking_lot::Mutex;
 pub const PAIR: u32 = 1;
 pub const VECTOR: u32 = 2;
 pub const BYTES: u32 = 3;
+pub const WEAKBOX: u32 = 4;
 pub const HEADER: usize = 16;
 
 /// A test's extra work inside `on_free`.
@@ -37,8 +43,9 @@ pub struct TestVm {
 pub type TestHeap = Heap<TestVm>;
 pub type TestMutator = Mutator<TestVm>;
 
-// SAFETY: `trace` visits every reference field of the layout above, and
-// `roots` every global.
+// SAFETY: `trace` visits every strong reference field of the layout above
+// (a weak box's fields are weak slots the collector clears), and `roots`
+// every global.
 unsafe impl Embedder for TestVm {
     fn trace<T: Tracer>(&self, obj: ObjRef, t: &mut T) {
         self.traced.fetch_add(1, Ordering::Relaxed);
@@ -53,6 +60,8 @@ unsafe impl Embedder for TestVm {
                     t.visit(unsafe { &mut *field_ptr(obj, i) });
                 }
             }
+            // Weak slots: not visited.
+            WEAKBOX => {}
             BYTES => panic!("byte string {id} was traced although allocated NO_POINTERS"),
             _ => panic!("traced a non-object at {obj:?}: tag {tag}"),
         }
@@ -109,6 +118,12 @@ fn field_ptr(obj: ObjRef, i: usize) -> *mut *mut u8 {
     unsafe { (obj.as_ptr().add(HEADER) as *mut *mut u8).add(i) }
 }
 
+/// The address of field `i` (a weak box's slot, to register it).
+pub fn field_slot(obj: ObjRef, i: usize) -> *mut *mut u8 {
+    assert!(i < header(obj).1 as usize);
+    field_ptr(obj, i)
+}
+
 /// Checks that a fresh allocation is zeroed, then writes its header.
 fn init(obj: ObjRef, size: usize, tag: u32, len: u32, id: u64) -> ObjRef {
     // SAFETY: the object has `size` bytes.
@@ -142,6 +157,12 @@ pub fn new_pair(
     set_field(p, 0, a);
     set_field(p, 1, b);
     Ok(p)
+}
+
+/// A weak box: `len` pointer fields that `trace` does not visit.
+pub fn new_weakbox(m: &mut TestMutator, id: u64, len: usize) -> Result<ObjRef, Error> {
+    let size = HEADER + 8 * len;
+    Ok(init(m.alloc(size)?, size, WEAKBOX, len as u32, id))
 }
 
 /// A byte string filled with `pattern(id, i)`.
@@ -193,7 +214,7 @@ pub fn set_field(obj: ObjRef, i: usize, v: Option<ObjRef>) {
     unsafe { field_ptr(obj, i).write(v.map_or(std::ptr::null_mut(), |o| o.as_ptr())) }
 }
 
-/// Ids of every object reachable from `roots` by following fields.
+/// Ids of every object reachable from `roots` by following strong fields.
 pub fn reachable_ids(roots: impl IntoIterator<Item = ObjRef>) -> BTreeSet<u64> {
     let mut seen = BTreeSet::new();
     let mut stack: Vec<ObjRef> = roots.into_iter().collect();
@@ -204,7 +225,7 @@ pub fn reachable_ids(roots: impl IntoIterator<Item = ObjRef>) -> BTreeSet<u64> {
         }
         let (tag, len, id) = header(o);
         seen.insert(id);
-        if tag != BYTES {
+        if tag == PAIR || tag == VECTOR {
             stack.extend((0..len as usize).filter_map(|i| field(o, i)));
         }
     }
