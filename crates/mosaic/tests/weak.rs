@@ -290,3 +290,16 @@ fn an_ephemeron_key_kept_for_its_finalizer_keeps_the_value_too() {
     assert_eq!(heap.ephemeron_key(e).unwrap(), None);
     assert_eq!(heap.ephemeron_value(e).unwrap(), None);
 }
+
+#[test]
+fn an_ephemeron_without_a_key_keeps_nothing_and_never_dangles() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let value = new_pair(&mut m, 1, None, None).unwrap();
+    let e = m.alloc_ephemeron(None, Some(value)).unwrap();
+    let _e = m.root(e).unwrap();
+    assert_eq!(heap.ephemeron_value(e).unwrap(), Some(value));
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 1, "only the ephemeron");
+    assert_eq!(heap.ephemeron_value(e).unwrap(), None, "cleared with its dead value");
+}

@@ -5,7 +5,8 @@
 //!    in the finalizer queue; drained with the plain marker.
 //! 2. Only if ephemerons or finalizers exist: the marker turns *watching*
 //!    and the ephemeron fixed point runs (`ephemeron.rs`).
-//! 3. Short weak references to unmarked objects are cleared.
+//! 3. Short weak references to unmarked objects are found (cleared after
+//!    step 4, when no embedder code can abandon the collection any more).
 //! 4. Finalizers are chosen (`finalize.rs`) and their objects marked, with
 //!    what they reach; ephemerons keep reaching their fixed point meanwhile.
 //! 5. Ephemerons whose key died are cleared, long weak references to
@@ -15,10 +16,10 @@
 //! three relaxed loads: the cost of a collection without them is unchanged.
 //!
 //! A panic in `trace` abandons the collection (`core.rs` clears the marks).
-//! Embedder code runs only before the finalizer queue changes, so an
-//! abandoned collection leaves registrations, the queue and ephemerons as
-//! they were; short weak references it already cleared stay cleared, which
-//! is still right: their targets were unreachable and stay so.
+//! Embedder code runs only before anything is cleared or queued: short weak
+//! references are *found* at step 3 but cleared with the rest after the
+//! last `trace`, so an abandoned collection leaves every weak reference,
+//! ephemeron, registration and the queue as they were.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -63,7 +64,7 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
         let mut m = marker.watching();
         let mut pass = core.ephemerons.begin(table, &mut m);
         pass.drain(table, &mut m, &core.embedder);
-        core.weak.clear_unmarked(table, WeakKind::Short);
+        let short = core.weak.unmarked(table, WeakKind::Short);
         let chosen = core.finalizers.choose(table, |o| {
             if has_pointers(table, o) {
                 core.embedder.trace(
@@ -78,14 +79,16 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
         }
         pass.drain(table, &mut m, &core.embedder);
         finalizers = chosen.len();
+        // No embedder code runs from here on: the collection completes.
+        core.weak.clear(short);
         core.finalizers.enqueue(chosen);
         core.ephemerons.finish(pass, table);
         (m.marked, m.marked_bytes)
     } else {
-        core.weak.clear_unmarked(table, WeakKind::Short);
+        core.weak.clear(core.weak.unmarked(table, WeakKind::Short));
         (marker.marked, marker.marked_bytes)
     };
-    core.weak.clear_unmarked(table, WeakKind::Long);
+    core.weak.clear(core.weak.unmarked(table, WeakKind::Long));
     core.weak.forget_dead_holders(table);
     Marked {
         objects,

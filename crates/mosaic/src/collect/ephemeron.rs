@@ -16,7 +16,8 @@
 //! ephemerons comes in.
 //!
 //! At the end of the collection, an ephemeron whose key stayed unmarked has
-//! its key and value cleared (null), and a dead ephemeron leaves the set.
+//! its key and value cleared (null), as has the value of an ephemeron with
+//! no key (a null key counts as dead), and a dead ephemeron leaves the set.
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -41,6 +42,8 @@ pub struct EphemeronPass<'a> {
     set: MutexGuard<'a, FxHashSet<usize>>,
     /// Unmarked key → ephemerons (marked) waiting for it.
     waiting: FxHashMap<usize, Vec<usize>>,
+    /// Marked ephemerons with no key: their value is cleared at the end.
+    keyless: Vec<usize>,
 }
 
 fn key_word(e: usize) -> *mut *mut u8 {
@@ -82,6 +85,7 @@ impl Ephemerons {
         let mut pass = EphemeronPass {
             set: self.set.lock(),
             waiting: FxHashMap::default(),
+            keyless: Vec::new(),
         };
         let marked: Vec<usize> = pass
             .set
@@ -109,8 +113,9 @@ impl EphemeronPass<'_> {
         // world is stopped.
         let key = unsafe { key_word(e).read() } as usize;
         match table.mark_state(key) {
-            // A cleared ephemeron keeps nothing alive.
-            _ if key == 0 => {}
+            // No key is a dead key: the value is not kept, and is cleared
+            // at the end so that it never dangles.
+            _ if key == 0 => self.keyless.push(e),
             MarkState::Outside | MarkState::Marked(_) => trace_value(e, marker),
             MarkState::Unmarked(k) => self.waiting.entry(k).or_default().push(e),
             // A key that is no object (freed and reused memory cannot be: the
@@ -151,7 +156,7 @@ impl EphemeronPass<'_> {
     /// Pause, after all marking: clears the ephemerons whose key died and
     /// forgets the dead ephemerons.
     pub fn finish(mut self, table: &PageTable, count: &AtomicUsize) {
-        for es in self.waiting.values() {
+        for es in self.waiting.values().chain(std::iter::once(&self.keyless)) {
             for &e in es {
                 // SAFETY: `e` is a marked (live) ephemeron; world stopped.
                 unsafe {

@@ -24,11 +24,12 @@ use crate::object::ObjRef;
 use crate::space::{MarkState, PageTable};
 
 /// When a weak reference is cleared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum WeakKind {
     /// Cleared when the target becomes unreachable, before its finalizer
     /// (if any) runs.
+    #[default]
     Short = 0,
     /// Cleared only when the target is reclaimed: an object kept alive for
     /// its finalizer keeps its long references until it dies for good.
@@ -85,6 +86,15 @@ impl std::fmt::Debug for WeakRoot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "WeakRoot({:?}, {:?})", self.kind, self.get())
     }
+}
+
+/// Weak references found pointing at unmarked objects: (address of the
+/// word or slot, the value found there).
+#[derive(Default)]
+pub struct Doomed {
+    kind: WeakKind,
+    words: Vec<(usize, usize)>,
+    slots: Vec<(usize, usize)>,
 }
 
 /// A weak slot could not be registered.
@@ -155,32 +165,64 @@ impl WeakRefs {
         self.slots.lock().len()
     }
 
-    /// Pause, after marking: clears every weak reference of `kind` whose
-    /// target is an unmarked object.
-    pub fn clear_unmarked(&self, table: &PageTable, kind: WeakKind) {
+    /// Pause, after marking: the weak references of `kind` whose target is
+    /// an unmarked object, to clear with [`WeakRefs::clear`]. Finding and
+    /// clearing are apart so that short references are cleared only once
+    /// no embedder code can abandon the collection any more.
+    pub fn unmarked(&self, table: &PageTable, kind: WeakKind) -> Doomed {
+        let mut doomed = Doomed::default();
         if !self.any() {
-            return;
+            return doomed;
         }
-        let words = self.handles[kind as usize].lock();
-        for w in words.nonzero() {
-            if let MarkState::Unmarked(_) = table.mark_state(w.load(Relaxed)) {
-                w.store(0, Relaxed);
+        for w in self.handles[kind as usize].lock().nonzero() {
+            let v = w.load(Relaxed);
+            if let MarkState::Unmarked(_) = table.mark_state(v) {
+                doomed.words.push((w as *const AtomicUsize as usize, v));
             }
         }
-        drop(words);
         for (&slot, &k) in self.slots.lock().iter() {
             if k != kind {
                 continue;
             }
-            let p = slot as *mut usize;
             // SAFETY: `slot` lies inside an object that was live when it was
             // registered and has not been swept since: registrations of
             // dead holders are dropped by `forget_dead_holders` in the pause
             // that found them dead, before their memory can be reused.
-            let target = unsafe { p.read() };
+            let target = unsafe { (slot as *const usize).read() };
             if let MarkState::Unmarked(_) = table.mark_state(target) {
-                // SAFETY: as above; the world is stopped, nobody else writes.
-                unsafe { p.write(0) };
+                doomed.slots.push((slot, target));
+            }
+        }
+        doomed.kind = kind;
+        doomed
+    }
+
+    /// Pause: clears what [`WeakRefs::unmarked`] found. A word or slot that
+    /// changed since (a handle dropped, a slot unregistered) is left alone.
+    pub fn clear(&self, doomed: Doomed) {
+        if !doomed.words.is_empty() {
+            let _words = self.handles[doomed.kind as usize].lock();
+            for (w, v) in doomed.words {
+                // SAFETY: handle words live in chunks that are never freed
+                // while the table lives; a word given back holds 0, so the
+                // exchange leaves it (or a new handle's value) alone.
+                let w = unsafe { &*(w as *const AtomicUsize) };
+                let _ = w.compare_exchange(v, 0, Relaxed, Relaxed);
+            }
+        }
+        if !doomed.slots.is_empty() {
+            let slots = self.slots.lock();
+            for (slot, v) in doomed.slots {
+                if slots.contains_key(&slot) {
+                    let p = slot as *mut usize;
+                    // SAFETY: still registered, so inside a live object (see
+                    // `unmarked`); the world is stopped.
+                    unsafe {
+                        if p.read() == v {
+                            p.write(0);
+                        }
+                    }
+                }
             }
         }
     }

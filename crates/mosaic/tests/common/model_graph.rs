@@ -66,9 +66,6 @@ pub struct Node {
     pub fields: Vec<Option<u64>>,
     /// Weak box: each slot's registration.
     pub slots: Vec<Option<WeakKind>>,
-    /// Ephemeron without a key whose value died: nothing clears the value
-    /// word, which keeps the dead object's address.
-    pub stale: Option<usize>,
     pub seed: u8,
     pub fin: Option<Fin>,
 }
@@ -89,7 +86,6 @@ impl Node {
             kind,
             fields: vec![None; n],
             slots,
-            stale: None,
             seed: id as u8,
             fin: None,
         }
@@ -237,10 +233,8 @@ impl Graph {
                     [Some(k), _] if !out.marked.contains(&k) => {
                         n.fields = vec![None, None];
                     }
-                    [None, Some(v)] if !out.marked.contains(&v) => {
-                        n.stale = Some(addr(v));
-                        n.fields[1] = None;
-                    }
+                    // No key is a dead key: the value goes too.
+                    [None, Some(_)] => n.fields[1] = None,
                     _ => {}
                 },
                 _ => {}
