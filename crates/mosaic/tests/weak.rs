@@ -301,5 +301,9 @@ fn an_ephemeron_without_a_key_keeps_nothing_and_never_dangles() {
     assert_eq!(heap.ephemeron_value(e).unwrap(), Some(value));
     m.collect();
     assert_eq!(heap.stats().last_marked, 1, "only the ephemeron");
-    assert_eq!(heap.ephemeron_value(e).unwrap(), None, "cleared with its dead value");
+    assert_eq!(
+        heap.ephemeron_value(e).unwrap(),
+        None,
+        "cleared with its dead value"
+    );
 }

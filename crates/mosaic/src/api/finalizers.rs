@@ -66,6 +66,7 @@ impl<E: Embedder> Mutator<E> {
         order: FinalizerOrder,
         f: impl FnOnce(&mut Mutator<E>, ObjRef) + Send + 'static,
     ) -> Result<(), Error> {
+        self.check_usable("register a finalizer")?;
         let core = &self.heap.core;
         let obj = core.check_object(obj.addr())?;
         let f: FinalizerFn<E> = Box::new(f);
@@ -80,7 +81,9 @@ impl<E: Embedder> Mutator<E> {
     /// Removes `obj`'s finalizer if it has not been queued yet; whether it
     /// had one.
     pub fn unregister_finalizer(&self, obj: ObjRef) -> bool {
-        self.heap.core.finalizers.unregister(obj.addr())
+        // (In a blocking region or a callback, nothing is unregistered.)
+        self.check_usable("unregister a finalizer").is_ok()
+            && self.heap.core.finalizers.unregister(obj.addr())
     }
 
     /// Runs every queued finalizer on this thread (oldest first, including
@@ -88,10 +91,12 @@ impl<E: Embedder> Mutator<E> {
     /// ran. Refused inside a collector callback or a blocking region. A
     /// panicking finalizer propagates; the ones after it stay queued.
     pub fn run_finalizers(&mut self) -> Result<usize, Error> {
-        self.check_usable("run finalizers")?;
-        self.ensure_attached();
         let mut n = 0;
         loop {
+            // Again each time: a finalizer may have entered a blocking
+            // region, where popping and rooting would race with a pause.
+            self.check_usable("run finalizers")?;
+            self.ensure_attached();
             self.safepoint();
             let core = &self.heap.core;
             // Popping and rooting happen with no safepoint in between, so no
@@ -146,9 +151,11 @@ impl<E: Embedder> Heap<E> {
 
     /// [`Heap::start_finalizer_thread`] with the embedder's own runner: each
     /// time finalizers are queued, the thread calls `run(&heap)`, which
-    /// should make (or reuse) a mutator and call
-    /// [`Mutator::run_finalizers`] (attaching the thread to the runtime
-    /// first, for instance). The thread holds the heap only during `run`.
+    /// should make a mutator, call [`Mutator::run_finalizers`] and drop the
+    /// mutator before returning (attaching the thread to the runtime
+    /// first, for instance). A mutator kept across calls would hold up
+    /// every collection while the thread sleeps, and keep the heap alive.
+    /// The thread holds the heap only during `run`.
     pub fn start_finalizer_thread_with(
         &self,
         run: impl Fn(&Heap<E>) + Send + 'static,
@@ -184,8 +191,12 @@ fn finalizer_thread<E: Embedder>(
     while signal.wait() {
         let Some(inner) = heap.upgrade() else { return };
         let heap = Heap { inner };
-        while heap.pending_finalizers() > 0 {
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&heap))).is_ok() {
+        // After a panic, go on while the panicking runs make progress.
+        loop {
+            let before = heap.pending_finalizers();
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&heap)));
+            let after = heap.pending_finalizers();
+            if ran.is_ok() || after == 0 || after >= before {
                 break;
             }
         }

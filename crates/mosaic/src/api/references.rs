@@ -17,6 +17,7 @@ impl<E: Embedder> Mutator<E> {
     /// `None` once `obj` died (`kind` says when: see [`WeakKind`]). Fails
     /// if `obj` is not an object of this heap.
     pub fn weak_root(&self, obj: ObjRef, kind: WeakKind) -> Result<WeakRoot, Error> {
+        self.check_usable("make a weak handle")?;
         let core = &self.heap.core;
         let obj = core.check_object(obj.addr())?;
         Ok(core.weak.handle(obj.addr(), kind))
@@ -38,6 +39,7 @@ impl<E: Embedder> Mutator<E> {
         slot: *mut *mut u8,
         kind: WeakKind,
     ) -> Result<(), Error> {
+        self.check_usable("register a weak slot")?;
         let core = &self.heap.core;
         core.weak
             .register_slot(&core.table, slot as usize, kind)
@@ -57,7 +59,9 @@ impl<E: Embedder> Mutator<E> {
 
     /// Ends a weak slot's registration; whether it was registered.
     pub fn unregister_weak_slot(&self, slot: *mut *mut u8) -> bool {
-        self.heap.core.weak.unregister_slot(slot as usize)
+        // (In a blocking region or a callback, nothing is unregistered.)
+        self.check_usable("unregister a weak slot").is_ok()
+            && self.heap.core.weak.unregister_slot(slot as usize)
     }
 
     /// Allocates an ephemeron: a 16-byte object holding `key` then `value`
@@ -82,9 +86,12 @@ impl<E: Embedder> Mutator<E> {
             self.scope_push(&mut k);
             self.scope_push(&mut v);
         }
-        let e = self.alloc_with(EPHEMERON_SIZE, AllocFlags::NO_POINTERS);
+        let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.alloc_with(EPHEMERON_SIZE, AllocFlags::NO_POINTERS)
+        }));
+        // Popped even if a callback's panic comes out of the allocation.
         self.scope_truncate(depth);
-        let e = e?;
+        let e = e.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
         ephemeron_write(e.addr(), k as usize, v as usize);
         self.heap.core.ephemerons.add(e.addr());
         Ok(e)
@@ -98,6 +105,7 @@ impl<E: Embedder> Mutator<E> {
         key: Option<ObjRef>,
         value: Option<ObjRef>,
     ) -> Result<(), Error> {
+        self.check_usable("set an ephemeron")?;
         self.heap().check_ephemeron(e)?;
         self.check_ephemeron_key(key)?;
         ephemeron_write(e.addr(), addr(key), addr(value));
@@ -151,7 +159,7 @@ impl<E: Embedder> Mutator<E> {
     /// The scope's depth: save it, push slots, then truncate back to it.
     #[inline]
     pub fn scope_depth(&self) -> usize {
-        self.link.roots.scope_mut().len()
+        self.link.roots.scope_len()
     }
 
     /// Pops the scope back to `depth` (a depth above the current one is

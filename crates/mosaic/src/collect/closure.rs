@@ -12,8 +12,11 @@
 //! 5. Ephemerons whose key died are cleared, long weak references to
 //!    unmarked objects are cleared, registrations held by dead objects go.
 //!
-//! A heap with no weak reference, ephemeron or finalizer runs step 1 and
-//! three relaxed loads: the cost of a collection without them is unchanged.
+//! A heap with no weak reference, ephemeron or finalizer runs step 1, a few
+//! relaxed loads and two uncontended locks (the weak handle tables, held for
+//! the whole marking so that `WeakRoot::get` on a thread outside the pause
+//! waits for the clearing): the cost of a collection without them is
+//! unchanged.
 //!
 //! A panic in `trace` abandons the collection (`core.rs` clears the marks).
 //! Embedder code runs only before anything is cleared or queued: short weak
@@ -56,6 +59,7 @@ pub fn scan_roots<E: Embedder, T: Tracer>(
 pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Marked {
     let start = Instant::now();
     let table = &core.table;
+    let weak = core.weak.pause();
     let mut marker = Marker::new(table);
     scan_roots(core, handles, &mut marker);
     marker.drain(&core.embedder);
@@ -64,14 +68,18 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
         let mut m = marker.watching();
         let mut pass = core.ephemerons.begin(table, &mut m);
         pass.drain(table, &mut m, &core.embedder);
-        let short = core.weak.unmarked(table, WeakKind::Short);
+        let short = weak.unmarked(table, WeakKind::Short);
         let chosen = core.finalizers.choose(table, |o| {
-            if has_pointers(table, o) {
+            if let Some(end) = traced_end(table, o) {
                 core.embedder.trace(
                     crate::object::ObjRef::from_heap_addr(o),
-                    &mut SkipSelf { m: &mut m, this: o },
+                    &mut SkipSelf {
+                        m: &mut m,
+                        this: o..end,
+                    },
                 );
             }
+            pass.release_key(o, &mut m);
             pass.drain(table, &mut m, &core.embedder);
         });
         for &o in &chosen {
@@ -80,16 +88,16 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
         pass.drain(table, &mut m, &core.embedder);
         finalizers = chosen.len();
         // No embedder code runs from here on: the collection completes.
-        core.weak.clear(short);
+        weak.clear(short);
         core.finalizers.enqueue(chosen);
-        core.ephemerons.finish(pass, table);
+        pass.finish(table);
         (m.marked, m.marked_bytes)
     } else {
-        core.weak.clear(core.weak.unmarked(table, WeakKind::Short));
+        weak.clear(weak.unmarked(table, WeakKind::Short));
         (marker.marked, marker.marked_bytes)
     };
-    core.weak.clear(core.weak.unmarked(table, WeakKind::Long));
-    core.weak.forget_dead_holders(table);
+    weak.clear(weak.unmarked(table, WeakKind::Long));
+    weak.finish(table);
     Marked {
         objects,
         bytes,
@@ -98,25 +106,31 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
     }
 }
 
-/// Whether the object at `o` is traced (not `NO_POINTERS`).
-fn has_pointers(table: &PageTable, o: usize) -> bool {
+/// The end of the object at `o` if it is traced (not `NO_POINTERS`).
+fn traced_end(table: &PageTable, o: usize) -> Option<usize> {
     match table.locate(o) {
-        Located::Small { page, slot, .. } => !table.desc(page).no_pointers.get(slot),
-        Located::Large { head, .. } => !table.desc(head).no_pointers.get(0),
-        _ => false,
+        Located::Small { page, slot, .. } => {
+            let d = table.desc(page);
+            (!d.no_pointers.get(slot)).then(|| o + d.slot_size())
+        }
+        Located::Large { head, .. } => {
+            let d = table.desc(head);
+            (!d.no_pointers.get(0)).then(|| o + d.large_size())
+        }
+        _ => None,
     }
 }
 
 /// Marks an object's children but not the object itself (ordered
-/// finalization ignores direct self-references).
+/// finalization ignores direct self-references, interior ones included).
 struct SkipSelf<'a, 'h> {
     m: &'a mut Marker<'h, true>,
-    this: usize,
+    this: std::ops::Range<usize>,
 }
 
 impl Tracer for SkipSelf<'_, '_> {
     fn visit(&mut self, slot: &mut *mut u8) {
-        if *slot as usize != self.this {
+        if !self.this.contains(&(*slot as usize)) {
             self.m.visit(slot);
         }
     }

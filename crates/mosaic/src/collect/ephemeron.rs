@@ -21,7 +21,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::mark::Marker;
@@ -37,21 +37,33 @@ pub struct Ephemerons {
     count: AtomicUsize,
 }
 
-/// The ephemeron fixed point of one collection.
+/// The ephemeron fixed point of one collection. It works on a snapshot of
+/// the set, so that no lock is held while `trace` runs (a callback may read
+/// ephemerons through the API).
 pub struct EphemeronPass<'a> {
-    set: MutexGuard<'a, FxHashSet<usize>>,
+    owner: &'a Ephemerons,
+    set: FxHashSet<usize>,
     /// Unmarked key → ephemerons (marked) waiting for it.
     waiting: FxHashMap<usize, Vec<usize>>,
     /// Marked ephemerons with no key: their value is cleared at the end.
     keyless: Vec<usize>,
+    /// Unmarked keys that count as alive (ordered finalizable objects whose
+    /// children are being marked: they end up marked either way).
+    released: FxHashSet<usize>,
 }
 
-fn key_word(e: usize) -> *mut *mut u8 {
-    e as *mut *mut u8
+/// The key word of the ephemeron at `e`.
+fn key_word<'a>(e: usize) -> &'a AtomicUsize {
+    // SAFETY: callers pass a live (allocated) ephemeron: 16 bytes, aligned
+    // to 16; its words are only accessed atomically (through these two
+    // functions) by Mosaic.
+    unsafe { &*(e as *const AtomicUsize) }
 }
 
-fn value_word(e: usize) -> *mut *mut u8 {
-    (e + 8) as *mut *mut u8
+/// The value word of the ephemeron at `e`.
+fn value_word<'a>(e: usize) -> &'a AtomicUsize {
+    // SAFETY: as in `key_word`.
+    unsafe { &*((e + 8) as *const AtomicUsize) }
 }
 
 impl Ephemerons {
@@ -83,9 +95,11 @@ impl Ephemerons {
         marker: &mut Marker<'_, W>,
     ) -> EphemeronPass<'a> {
         let mut pass = EphemeronPass {
-            set: self.set.lock(),
+            owner: self,
+            set: self.set.lock().clone(),
             waiting: FxHashMap::default(),
             keyless: Vec::new(),
+            released: FxHashSet::default(),
         };
         let marked: Vec<usize> = pass
             .set
@@ -109,14 +123,13 @@ impl EphemeronPass<'_> {
         e: usize,
         marker: &mut Marker<'_, W>,
     ) {
-        // SAFETY: `e` is an allocated ephemeron object of 16 bytes; the
-        // world is stopped.
-        let key = unsafe { key_word(e).read() } as usize;
+        let key = key_word(e).load(Relaxed);
         match table.mark_state(key) {
             // No key is a dead key: the value is not kept, and is cleared
             // at the end so that it never dangles.
             _ if key == 0 => self.keyless.push(e),
             MarkState::Outside | MarkState::Marked(_) => trace_value(e, marker),
+            MarkState::Unmarked(k) if self.released.contains(&k) => trace_value(e, marker),
             MarkState::Unmarked(k) => self.waiting.entry(k).or_default().push(e),
             // A key that is no object (freed and reused memory cannot be: the
             // key was checked when set): nothing to keep.
@@ -153,50 +166,53 @@ impl EphemeronPass<'_> {
         }
     }
 
-    /// Pause, after all marking: clears the ephemerons whose key died and
-    /// forgets the dead ephemerons.
-    pub fn finish(mut self, table: &PageTable, count: &AtomicUsize) {
-        for es in self.waiting.values().chain(std::iter::once(&self.keyless)) {
-            for &e in es {
-                // SAFETY: `e` is a marked (live) ephemeron; world stopped.
-                unsafe {
-                    key_word(e).write(std::ptr::null_mut());
-                    value_word(e).write(std::ptr::null_mut());
-                }
+    /// An ordered finalizable object's children are being marked as if it
+    /// were reachable: values of ephemerons keyed on it are reachable too,
+    /// now and for the rest of the collection.
+    pub fn release_key<const W: bool>(&mut self, key: usize, marker: &mut Marker<'_, W>) {
+        self.released.insert(key);
+        if let Some(es) = self.waiting.remove(&key) {
+            for e in es {
+                trace_value(e, marker);
             }
         }
-        self.set
-            .retain(|&e| matches!(table.mark_state(e), MarkState::Marked(_)));
-        count.store(self.set.len(), Relaxed);
     }
-}
 
-impl Ephemerons {
-    /// Ends a pass (see [`EphemeronPass::finish`]).
-    pub fn finish(&self, pass: EphemeronPass<'_>, table: &PageTable) {
-        pass.finish(table, &self.count);
+    /// Pause, after all marking: clears the ephemerons whose key died and
+    /// forgets the dead ephemerons.
+    pub fn finish(self, table: &PageTable) {
+        for es in self.waiting.values().chain(std::iter::once(&self.keyless)) {
+            for &e in es {
+                key_word(e).store(0, Relaxed);
+                value_word(e).store(0, Relaxed);
+            }
+        }
+        let mut set = self.owner.set.lock();
+        set.retain(|&e| matches!(table.mark_state(e), MarkState::Marked(_)));
+        self.owner.count.store(set.len(), Relaxed);
     }
 }
 
 fn trace_value<const W: bool>(e: usize, marker: &mut Marker<'_, W>) {
     use crate::embedder::Tracer;
-    // SAFETY: `e` is an allocated 16-byte ephemeron; the world is stopped,
-    // and the tracer may update the word (a moving collector).
-    marker.visit(unsafe { &mut *value_word(e) });
-}
-
-/// Reads an ephemeron's key and value (outside a pause: the collector
-/// clears them only while the world is stopped).
-pub fn read(e: usize) -> (usize, usize) {
-    // SAFETY: callers checked that `e` is a live ephemeron object.
-    unsafe { (key_word(e).read() as usize, value_word(e).read() as usize) }
-}
-
-/// Writes an ephemeron's key and value (the owner mutator, attached).
-pub fn write(e: usize, key: usize, value: usize) {
-    // SAFETY: callers checked that `e` is a live ephemeron object.
-    unsafe {
-        key_word(e).write(key as *mut u8);
-        value_word(e).write(value as *mut u8);
+    let w = value_word(e);
+    let old = w.load(Relaxed);
+    let mut p = old as *mut u8;
+    marker.visit(&mut p);
+    if p as usize != old {
+        w.store(p as usize, Relaxed); // a moving collector's update
     }
+}
+
+/// Reads an ephemeron's key and value. Callers checked that `e` is a live
+/// ephemeron; the collector clears them only while the world is stopped.
+pub fn read(e: usize) -> (usize, usize) {
+    (key_word(e).load(Relaxed), value_word(e).load(Relaxed))
+}
+
+/// Writes an ephemeron's key and value (an attached mutator; callers
+/// checked that `e` is a live ephemeron).
+pub fn write(e: usize, key: usize, value: usize) {
+    key_word(e).store(key, Relaxed);
+    value_word(e).store(value, Relaxed);
 }

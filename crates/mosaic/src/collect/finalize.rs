@@ -38,8 +38,10 @@ use crate::space::{MarkState, PageTable};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum FinalizerOrder {
-    /// An object reachable from another unreachable finalizable object is
-    /// finalized after it (a later collection). Cycles are never finalized.
+    /// An object reachable from another unreachable *ordered* finalizable
+    /// object is finalized after it (a later collection). Cycles of ordered
+    /// objects are never finalized. (An object reached only from unordered
+    /// ones is finalized with them.)
     Ordered = 0,
     /// Every unreachable finalizable object is finalized at once, cycles
     /// included, in no particular order.

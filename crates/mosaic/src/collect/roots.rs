@@ -120,6 +120,13 @@ impl RootTable {
         unsafe { &mut *self.scope.get() }
     }
 
+    /// The scope's depth (any thread that may read it: see `scope`).
+    pub fn scope_len(&self) -> usize {
+        // SAFETY: a shared read; writes happen only on the owner thread,
+        // which is the caller (`Mutator::scope_depth`).
+        unsafe { (*self.scope.get()).len() }
+    }
+
     /// Forgets every scope slot (the owner thread exited: its frames are gone).
     pub fn clear_scope(&self) {
         self.scope_mut().clear();

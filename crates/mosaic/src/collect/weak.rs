@@ -16,7 +16,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use rustc_hash::FxHashMap;
 
 use super::handles::Words;
@@ -49,7 +49,9 @@ pub struct WeakRefs {
 
 /// A weak handle: holds an object without keeping it alive. [`WeakRoot::get`]
 /// answers `None` once the object died (see [`WeakKind`] for when). It may
-/// be sent to and read from any thread.
+/// be sent to and read from any thread. Collector callbacks (`trace`,
+/// `roots`, `mutator_roots`) may read one but must not drop one (the pause
+/// holds the handle tables).
 pub struct WeakRoot {
     table: Arc<Mutex<Words>>,
     word: *const AtomicUsize,
@@ -65,8 +67,19 @@ unsafe impl Sync for WeakRoot {}
 
 impl WeakRoot {
     /// The object, or `None` if it died (or the handle was made empty).
+    ///
+    /// While a collection runs, a thread outside it (one in a blocking
+    /// region, or with no mutator) waits here until the collection has
+    /// cleared what it found dead: it can never read an object the
+    /// collection is about to free.
     #[inline]
     pub fn get(&self) -> Option<ObjRef> {
+        let _pause = match self.table.try_lock() {
+            Some(g) => Some(g),
+            // The collection itself (a callback in the pause) reads as is.
+            None if super::callbacks::inside_callback() => None,
+            None => Some(self.table.lock()),
+        };
         // SAFETY: the chunk holding the word outlives `self` (see above).
         ObjRef::from_ptr(unsafe { (*self.word).load(Relaxed) } as *mut u8)
     }
@@ -112,8 +125,12 @@ impl WeakRefs {
     /// A weak handle on `obj` (already checked to be a live object).
     pub fn handle(&self, obj: usize, kind: WeakKind) -> WeakRoot {
         let table = self.handles[kind as usize].clone();
-        let (word, index) = table.lock().take(obj);
-        self.count.fetch_add(1, Relaxed);
+        let (word, index) = {
+            let mut words = table.lock();
+            // Counted under the lock: a pause recounts holding every lock.
+            self.count.fetch_add(1, Relaxed);
+            words.take(obj)
+        };
         WeakRoot {
             table,
             word,
@@ -147,7 +164,8 @@ impl WeakRefs {
 
     /// Forgets a registered slot; whether it was registered.
     pub fn unregister_slot(&self, slot: usize) -> bool {
-        let removed = self.slots.lock().remove(&slot).is_some();
+        let mut slots = self.slots.lock();
+        let removed = slots.remove(&slot).is_some();
         if removed {
             self.count.fetch_sub(1, Relaxed);
         }
@@ -165,28 +183,51 @@ impl WeakRefs {
         self.slots.lock().len()
     }
 
+    /// Pause: holds both weak handle tables for the whole marking, so that
+    /// [`WeakRoot::get`] from a thread outside the pause waits until the
+    /// pause has cleared what it found dead.
+    pub fn pause(&self) -> WeakPause<'_> {
+        WeakPause {
+            refs: self,
+            handles: [self.handles[0].lock(), self.handles[1].lock()],
+        }
+    }
+
+    /// Weak handles alive.
+    pub fn handle_count(&self) -> usize {
+        self.handles.iter().map(|t| t.lock().used()).sum()
+    }
+}
+
+/// The weak references during one pause (see [`WeakRefs::pause`]).
+pub struct WeakPause<'a> {
+    refs: &'a WeakRefs,
+    handles: [MutexGuard<'a, Words>; 2],
+}
+
+impl WeakPause<'_> {
     /// Pause, after marking: the weak references of `kind` whose target is
     /// an unmarked object, to clear with [`WeakRefs::clear`]. Finding and
     /// clearing are apart so that short references are cleared only once
     /// no embedder code can abandon the collection any more.
     pub fn unmarked(&self, table: &PageTable, kind: WeakKind) -> Doomed {
         let mut doomed = Doomed::default();
-        if !self.any() {
+        if !self.refs.any() {
             return doomed;
         }
-        for w in self.handles[kind as usize].lock().nonzero() {
+        for w in self.handles[kind as usize].nonzero() {
             let v = w.load(Relaxed);
             if let MarkState::Unmarked(_) = table.mark_state(v) {
                 doomed.words.push((w as *const AtomicUsize as usize, v));
             }
         }
-        for (&slot, &k) in self.slots.lock().iter() {
+        for (&slot, &k) in self.refs.slots.lock().iter() {
             if k != kind {
                 continue;
             }
             // SAFETY: `slot` lies inside an object that was live when it was
             // registered and has not been swept since: registrations of
-            // dead holders are dropped by `forget_dead_holders` in the pause
+            // dead holders are dropped by `WeakPause::finish` in the pause
             // that found them dead, before their memory can be reused.
             let target = unsafe { (slot as *const usize).read() };
             if let MarkState::Unmarked(_) = table.mark_state(target) {
@@ -201,7 +242,6 @@ impl WeakRefs {
     /// changed since (a handle dropped, a slot unregistered) is left alone.
     pub fn clear(&self, doomed: Doomed) {
         if !doomed.words.is_empty() {
-            let _words = self.handles[doomed.kind as usize].lock();
             for (w, v) in doomed.words {
                 // SAFETY: handle words live in chunks that are never freed
                 // while the table lives; a word given back holds 0, so the
@@ -211,7 +251,7 @@ impl WeakRefs {
             }
         }
         if !doomed.slots.is_empty() {
-            let slots = self.slots.lock();
+            let slots = self.refs.slots.lock();
             for (slot, v) in doomed.slots {
                 if slots.contains_key(&slot) {
                     let p = slot as *mut usize;
@@ -229,18 +269,13 @@ impl WeakRefs {
 
     /// Pause, after all marking: drops the registrations of slots whose
     /// holder object dies now, and recounts what is registered.
-    pub fn forget_dead_holders(&self, table: &PageTable) {
-        if !self.any() {
+    pub fn finish(self, table: &PageTable) {
+        if !self.refs.any() {
             return;
         }
-        let mut slots = self.slots.lock();
+        let mut slots = self.refs.slots.lock();
         slots.retain(|&slot, _| matches!(table.mark_state(slot), MarkState::Marked(_)));
-        let handles: usize = self.handles.iter().map(|t| t.lock().used()).sum();
-        self.count.store(handles + slots.len(), Relaxed);
-    }
-
-    /// Weak handles alive.
-    pub fn handle_count(&self) -> usize {
-        self.handles.iter().map(|t| t.lock().used()).sum()
+        let handles: usize = self.handles.iter().map(|t| t.used()).sum();
+        self.refs.count.store(handles + slots.len(), Relaxed);
     }
 }

@@ -149,8 +149,13 @@ pub struct Dead {
 
 impl Graph {
     /// Adds to `marked` everything reachable from `start`, to the
-    /// ephemeron fixed point.
-    fn closure(&self, marked: &mut BTreeSet<u64>, start: impl IntoIterator<Item = u64>) {
+    /// ephemeron fixed point; keys in `live_keys` count as marked.
+    fn closure(
+        &self,
+        marked: &mut BTreeSet<u64>,
+        live_keys: &BTreeSet<u64>,
+        start: impl IntoIterator<Item = u64>,
+    ) {
         let mut stack: Vec<u64> = start.into_iter().collect();
         loop {
             while let Some(id) = stack.pop() {
@@ -160,7 +165,8 @@ impl Graph {
             }
             for (id, n) in &self.objs {
                 if let (true, [Some(k), Some(v)]) = (n.is_ephemeron(), &n.fields[..]) {
-                    if marked.contains(id) && marked.contains(k) && !marked.contains(v) {
+                    let key_live = marked.contains(k) || live_keys.contains(k);
+                    if marked.contains(id) && key_live && !marked.contains(v) {
                         stack.push(*v);
                     }
                 }
@@ -177,8 +183,10 @@ impl Graph {
         let mut marked = BTreeSet::new();
         let roots = self.roots.iter().chain(&self.globals).copied();
         let queued = self.queue.iter().map(|q| q.0);
+        let none = BTreeSet::new();
         self.closure(
             &mut marked,
+            &none,
             roots.chain(queued).chain(extra.iter().copied()),
         );
         let strong = marked.clone();
@@ -195,12 +203,15 @@ impl Graph {
             .iter()
             .flat_map(|&o| self.objs[&o].strong().filter(move |&c| c != o))
             .collect();
-        self.closure(&mut marked, children);
+        // While their children are marked, unreached ordered objects count
+        // as live ephemeron keys (they end up marked either way).
+        let live_keys: BTreeSet<u64> = ordered.iter().copied().collect();
+        self.closure(&mut marked, &live_keys, children);
         let chosen: BTreeSet<u64> = unordered
             .into_iter()
             .chain(ordered.into_iter().filter(|o| !marked.contains(o)))
             .collect();
-        self.closure(&mut marked, chosen.iter().copied());
+        self.closure(&mut marked, &live_keys, chosen.iter().copied());
         Outcome {
             strong,
             marked,
