@@ -252,3 +252,39 @@ fn run_finalizers_is_refused_inside_a_blocking_region() {
     m.leave_blocking().unwrap();
     assert_eq!(m.run_finalizers().unwrap(), 0);
 }
+
+#[test]
+fn a_finalizer_that_enters_a_blocking_region_stops_the_run_before_the_next() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let log = Log::default();
+    for id in 1..=2 {
+        let o = new_pair(&mut m, id, None, None).unwrap();
+        let log = log.clone();
+        m.register_finalizer(o, FinalizerOrder::Unordered, move |m, obj| {
+            log.lock().push(header(obj).2);
+            m.enter_blocking().unwrap();
+        })
+        .unwrap();
+    }
+    m.collect();
+    assert_eq!(heap.pending_finalizers(), 2);
+    let r = m.run_finalizers();
+    assert!(matches!(r, Err(Error::Misuse(_))), "{r:?}");
+    assert_eq!(log.lock().len(), 1);
+    assert_eq!(
+        heap.pending_finalizers(),
+        1,
+        "the second stays queued (and rooted)"
+    );
+    m.leave_blocking().unwrap();
+    m.collect();
+    assert_eq!(
+        heap.stats().last_marked,
+        1,
+        "the queued one is still a root"
+    );
+    let _ = m.run_finalizers();
+    assert_eq!(log.lock().len(), 2);
+    m.leave_blocking().unwrap();
+}

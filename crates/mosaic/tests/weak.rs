@@ -307,3 +307,36 @@ fn an_ephemeron_without_a_key_keeps_nothing_and_never_dangles() {
         "cleared with its dead value"
     );
 }
+
+#[test]
+fn a_panic_out_of_alloc_ephemeron_leaves_no_scope_entry_behind() {
+    quiet_expected_panics();
+    let heap = heap(mosaic::Config {
+        stress: 1,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let p = new_pair(&mut m, 42, None, None).unwrap();
+    let _r = m.root(p).unwrap();
+    let depth = m.scope_depth();
+    heap.embedder()
+        .panic_trace_id
+        .store(42, std::sync::atomic::Ordering::Relaxed);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        m.alloc_ephemeron(Some(p), None)
+    }));
+    heap.embedder()
+        .panic_trace_id
+        .store(0, std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        r.is_err(),
+        "the stress collection inside the allocation panicked"
+    );
+    assert_eq!(
+        m.scope_depth(),
+        depth,
+        "the key and value slots were popped"
+    );
+    m.collect();
+    assert_eq!(heap.stats().last_marked, 1);
+}
