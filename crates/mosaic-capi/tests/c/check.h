@@ -1,5 +1,6 @@
 /* The C tests' assertion: CHECK(cond, printf-style message) counts a
- * failure and reports where; each program prints "N failures" last. */
+ * failure and reports where; each program prints "N failures" last.
+ * Included after mosaic.h, it also gives verified_heap(). */
 #ifndef MOSAIC_TEST_CHECK_H
 #define MOSAIC_TEST_CHECK_H
 #include <stdio.h>
@@ -14,5 +15,18 @@ static int failures;
             fputc('\n', stderr);                                 \
         }                                                        \
     } while (0)
+
+#ifdef MOSAIC_H
+/* A 64 MiB heap in verify mode for embedder `e` (failure is counted). */
+static inline mosaic_heap *verified_heap(const mosaic_embedder *e) {
+    mosaic_config c;
+    mosaic_config_default(&c);
+    c.max_heap = 64u << 20;
+    c.verify = true;
+    mosaic_heap *h = mosaic_heap_new(&c, e);
+    CHECK(h != NULL, "heap: %s", mosaic_last_error_message());
+    return h;
+}
+#endif
 
 #endif

@@ -33,12 +33,7 @@ static int dead(mosaic_weak *w) { return mosaic_weak_get(w) == NULL; }
 int main(void) {
     alarm(120);
     mosaic_embedder e = {.trace = trace};
-    mosaic_config c;
-    mosaic_config_default(&c);
-    c.max_heap = 64u << 20;
-    c.verify = true;
-    mosaic_heap *h = mosaic_heap_new(&c, &e);
-    CHECK(h != NULL, "heap: %s", mosaic_last_error_message());
+    mosaic_heap *h = verified_heap(&e);
     mosaic_mutator *m = mosaic_mutator_new(h);
 
     /* Key reachable: the value lives, only through the ephemeron. */

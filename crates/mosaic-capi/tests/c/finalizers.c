@@ -283,12 +283,7 @@ static void finalizer_thread(void) {
 int main(void) {
     alarm(120);
     mosaic_embedder e = {.trace = trace};
-    mosaic_config c;
-    mosaic_config_default(&c);
-    c.max_heap = 64u << 20;
-    c.verify = true;
-    mosaic_heap *h = mosaic_heap_new(&c, &e);
-    CHECK(h != NULL, "heap: %s", mosaic_last_error_message());
+    mosaic_heap *h = verified_heap(&e);
     mosaic_mutator *m = main_m = mosaic_mutator_new(h);
 
     unreachable_ones_once(h, m);

@@ -50,12 +50,7 @@ static uint64_t build(mosaic_mutator *m, int depth) {
 int main(void) {
     alarm(120);
     mosaic_embedder e = {.trace = trace};
-    mosaic_config c;
-    mosaic_config_default(&c);
-    c.max_heap = 64u << 20;
-    c.verify = true;
-    mosaic_heap *h = mosaic_heap_new(&c, &e);
-    CHECK(h != NULL, "heap: %s", mosaic_last_error_message());
+    mosaic_heap *h = verified_heap(&e);
     mosaic_mutator *m = mosaic_mutator_new(h);
 
     size_t outer = mosaic_scope_open(m);
