@@ -775,29 +775,3 @@ proptest! {
         run_with(small_config(), &ops, true);
     }
 }
-
-/// A collection abandoned because `trace` panicked must leave the heap as
-/// it was. Here `trace` panics on an object only its finalizer keeps: it
-/// is first traced after the short weak references to unreachable objects
-/// were cleared (`collect/closure.rs`, step 3 before step 4), and they stay
-/// cleared although the collection never happened.
-#[test]
-fn abandoned_collection_keeps_short_weak_references() {
-    quiet_expected_panics();
-    let heap = heap(small_config());
-    let mut m = heap.mutator().unwrap();
-    let x = new_pair(&mut m, 7, None, None).unwrap();
-    let weak = m.weak_root(x, WeakKind::Short).unwrap();
-    m.register_finalizer(x, FinalizerOrder::Unordered, |_, _| {})
-        .unwrap();
-    heap.embedder().panic_trace_id.store(7, Relaxed);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
-    heap.embedder().panic_trace_id.store(0, Relaxed);
-    assert!(r.is_err(), "tracing object 7 panics");
-    assert_eq!(
-        heap.registered_finalizers(),
-        1,
-        "the finalizer stays registered"
-    );
-    assert_eq!(weak.get(), Some(x), "the short weak handle is not cleared");
-}

@@ -340,3 +340,59 @@ fn a_panic_out_of_alloc_ephemeron_leaves_no_scope_entry_behind() {
     m.collect();
     assert_eq!(heap.stats().last_marked, 1);
 }
+
+/// A collection abandoned because `trace` panicked must leave the heap as
+/// it was. Here `trace` panics on an object only its finalizer keeps, which
+/// is first traced after the short weak references to unreachable objects
+/// were found (`collect/closure.rs`, step 3 before step 4): they must not
+/// be cleared yet.
+#[test]
+fn an_abandoned_collection_keeps_short_weak_references() {
+    quiet_expected_panics();
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let x = new_pair(&mut m, 7, None, None).unwrap();
+    let weak = m.weak_root(x, WeakKind::Short).unwrap();
+    m.register_finalizer(x, FinalizerOrder::Unordered, |_, _| {})
+        .unwrap();
+    heap.embedder()
+        .panic_trace_id
+        .store(7, std::sync::atomic::Ordering::Relaxed);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
+    heap.embedder()
+        .panic_trace_id
+        .store(0, std::sync::atomic::Ordering::Relaxed);
+    assert!(r.is_err(), "tracing object 7 panics");
+    assert_eq!(
+        heap.registered_finalizers(),
+        1,
+        "the finalizer stays registered"
+    );
+    assert_eq!(weak.get(), Some(x), "the short weak handle is not cleared");
+}
+
+#[test]
+fn a_callback_in_the_pause_may_read_the_stats_while_weak_handles_exist() {
+    let heap = heap(small_config());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let h = heap.clone();
+    std::thread::spawn(move || {
+        let mut m = h.mutator().unwrap();
+        let o = new_pair(&mut m, 1, None, None).unwrap();
+        let _w = m.weak_root(o, WeakKind::Long).unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let (s, h2) = (seen.clone(), h.clone());
+        *h.embedder().roots_hook.lock() = Some(Box::new(move || {
+            *s.lock().unwrap() = Some(h2.stats().weak_handles);
+        }));
+        m.collect();
+        // Break the heap -> hook -> heap cycle.
+        *h.embedder().roots_hook.lock() = None;
+        let n = *seen.lock().unwrap();
+        tx.send(n).unwrap();
+    });
+    let seen = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the collection finished (no deadlock)");
+    assert_eq!(seen, Some(1));
+}

@@ -11,21 +11,8 @@
 
 #include "mosaic.h"
 #include "check.h"
+#include "obj.h"
 
-/* The last error is `want` and its message names `fn`. */
-#define EXPECT(want, fn)                                                                          \
-    do {                                                                                          \
-        mosaic_error got_ = mosaic_last_error();                                                  \
-        const char *msg_ = mosaic_last_error_message();                                           \
-        CHECK(got_ == (want), "%s: error %d, expected %d (%s)", fn, (int)got_, (int)(want), msg_); \
-        CHECK(strstr(msg_, fn) != NULL, "%s: message does not name it: \"%s\"", fn, msg_);       \
-    } while (0)
-#define EXPECT_INVALID(fn) EXPECT(MOSAIC_ERR_INVALID_ARGUMENT, fn)
-
-typedef struct Obj {
-    struct Obj *ref;
-    uint64_t id;
-} Obj;
 
 static mosaic_mutator *main_m;
 static int misbehave;
@@ -41,8 +28,7 @@ static void set_flag(void *arg) { *(int *)arg = 1; }
 /* The first trace call of a collection with `misbehave` set tries what a
  * callback may not do; each attempt is refused. */
 static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Obj *)obj)->ref);
+    trace_obj(ctx, obj, t);
     if (!misbehave) return;
     misbehave = 0;
     in_trace.alloc = mosaic_alloc(main_m, 16, 0);
@@ -140,12 +126,12 @@ static void finalizers(mosaic_heap *h, mosaic_mutator *m) {
     CHECK(mosaic_register_finalizer(m, o, fin, NULL, MOSAIC_FINALIZE_ORDERED) == MOSAIC_OK, "first registration");
     CHECK(mosaic_register_finalizer(m, o, fin, NULL, MOSAIC_FINALIZE_UNORDERED) == MOSAIC_ERR_ALREADY_REGISTERED,
           "registered twice");
-    EXPECT(MOSAIC_ERR_ALREADY_REGISTERED, "mosaic_register_finalizer");
+    EXPECT_ERROR(MOSAIC_ERR_ALREADY_REGISTERED, "mosaic_register_finalizer");
     CHECK(strstr(mosaic_last_error_message(), "already has a finalizer") != NULL, "message: %s",
           mosaic_last_error_message());
     CHECK(mosaic_register_finalizer(m, &local, fin, NULL, MOSAIC_FINALIZE_ORDERED) == MOSAIC_ERR_FOREIGN_POINTER,
           "finalizer on a stack object");
-    EXPECT(MOSAIC_ERR_FOREIGN_POINTER, "mosaic_register_finalizer");
+    EXPECT_ERROR(MOSAIC_ERR_FOREIGN_POINTER, "mosaic_register_finalizer");
     CHECK(mosaic_register_finalizer(m, (char *)o + 8, fin, NULL, 0) == MOSAIC_ERR_FOREIGN_POINTER, "interior");
     CHECK(mosaic_register_finalizer(m, NULL, fin, NULL, 0) == MOSAIC_ERR_INVALID_ARGUMENT, "NULL object");
     EXPECT_INVALID("mosaic_register_finalizer");
@@ -159,7 +145,7 @@ static void finalizers(mosaic_heap *h, mosaic_mutator *m) {
     mosaic_root_free(r);
     CHECK(mosaic_start_finalizer_thread(h) == MOSAIC_OK, "start");
     CHECK(mosaic_start_finalizer_thread(h) == MOSAIC_ERR_MISUSE, "started twice");
-    EXPECT(MOSAIC_ERR_MISUSE, "mosaic_start_finalizer_thread");
+    EXPECT_ERROR(MOSAIC_ERR_MISUSE, "mosaic_start_finalizer_thread");
 }
 
 static void weak(mosaic_mutator *m) {
@@ -167,7 +153,7 @@ static void weak(mosaic_mutator *m) {
     Obj *o = mosaic_alloc(m, sizeof(Obj), 0);
     mosaic_root *r = mosaic_root_new(m, o);
     CHECK(mosaic_weak_new(m, &local, MOSAIC_WEAK_SHORT) == NULL, "weak on a stack object");
-    EXPECT(MOSAIC_ERR_FOREIGN_POINTER, "mosaic_weak_new");
+    EXPECT_ERROR(MOSAIC_ERR_FOREIGN_POINTER, "mosaic_weak_new");
     CHECK(mosaic_weak_new(m, NULL, MOSAIC_WEAK_SHORT) == NULL, "weak on NULL");
     EXPECT_INVALID("mosaic_weak_new");
     CHECK(mosaic_weak_new(m, o, 9) == NULL, "weak kind 9");
@@ -195,7 +181,7 @@ static void weak(mosaic_mutator *m) {
     CHECK(mosaic_register_weak_slot(m, (void **)&o->ref, 2) == MOSAIC_ERR_INVALID_ARGUMENT, "kind 2");
     CHECK(mosaic_register_weak_slot(m, (void **)&o->ref, MOSAIC_WEAK_SHORT) == MOSAIC_OK, "register");
     CHECK(mosaic_register_weak_slot(m, (void **)&o->ref, MOSAIC_WEAK_LONG) == MOSAIC_ERR_ALREADY_REGISTERED, "twice");
-    EXPECT(MOSAIC_ERR_ALREADY_REGISTERED, "mosaic_register_weak_slot");
+    EXPECT_ERROR(MOSAIC_ERR_ALREADY_REGISTERED, "mosaic_register_weak_slot");
     CHECK(mosaic_unregister_weak_slot(m, (void **)&o->ref), "unregister");
     mosaic_root_free(r);
 }
@@ -235,7 +221,7 @@ static void alignment_and_flags(mosaic_mutator *m) {
     CHECK(mosaic_alloc_aligned(m, 16, 64, 0x80) == NULL, "bad flags");
     EXPECT_INVALID("mosaic_alloc_aligned");
     CHECK(mosaic_alloc_aligned(m, SIZE_MAX, 64, 0) == NULL, "SIZE_MAX");
-    EXPECT(MOSAIC_ERR_TOO_LARGE, "mosaic_alloc_aligned");
+    EXPECT_ERROR(MOSAIC_ERR_TOO_LARGE, "mosaic_alloc_aligned");
 }
 
 static void scope_and_blocking(mosaic_mutator *m) {
@@ -247,12 +233,12 @@ static void scope_and_blocking(mosaic_mutator *m) {
     CHECK(mosaic_scope_close(m, d + 1) == MOSAIC_ERR_INVALID_ARGUMENT, "close too deep");
     EXPECT_INVALID("mosaic_scope_close");
     CHECK(mosaic_blocking_leave(m) == MOSAIC_ERR_MISUSE, "leave without enter");
-    EXPECT(MOSAIC_ERR_MISUSE, "mosaic_blocking_leave");
+    EXPECT_ERROR(MOSAIC_ERR_MISUSE, "mosaic_blocking_leave");
     CHECK(strstr(mosaic_last_error_message(), "leave_blocking without enter_blocking") != NULL, "message: %s",
           mosaic_last_error_message());
     CHECK(mosaic_blocking_enter(m) == MOSAIC_OK, "enter");
     CHECK(mosaic_blocking_enter(m) == MOSAIC_ERR_MISUSE, "enter twice");
-    EXPECT(MOSAIC_ERR_MISUSE, "mosaic_blocking_enter");
+    EXPECT_ERROR(MOSAIC_ERR_MISUSE, "mosaic_blocking_enter");
     CHECK(mosaic_blocking_leave(m) == MOSAIC_OK, "leave");
 }
 

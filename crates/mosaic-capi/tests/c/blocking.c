@@ -12,16 +12,7 @@
 
 #include "mosaic.h"
 #include "check.h"
-
-typedef struct Obj {
-    struct Obj *ref;
-    uint64_t id;
-} Obj;
-
-static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Obj *)obj)->ref);
-}
+#include "obj.h"
 
 #define EXPECT_MISUSE(what)                                                                          \
     CHECK(mosaic_last_error() == MOSAIC_ERR_MISUSE, "%s: error %d (%s)", what, (int)mosaic_last_error(), \
@@ -101,7 +92,7 @@ static void join(void *t) { pthread_join(*(pthread_t *)t, NULL); }
 
 int main(void) {
     alarm(60); /* a collection waiting for the blocked thread would hang */
-    mosaic_embedder e = {.trace = trace};
+    mosaic_embedder e = {.trace = trace_obj};
     mosaic_config c;
     mosaic_config_default(&c);
     c.max_heap = 64u << 20;

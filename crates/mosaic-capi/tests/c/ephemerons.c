@@ -10,29 +10,13 @@
 
 #include "mosaic.h"
 #include "check.h"
-
-typedef struct Obj {
-    struct Obj *ref;
-    uint64_t id;
-} Obj;
-
-static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Obj *)obj)->ref);
-}
-
-static Obj *new_obj(mosaic_mutator *m, uint64_t id) {
-    Obj *o = mosaic_alloc(m, sizeof(Obj), 0);
-    CHECK(o != NULL, "alloc: %s", mosaic_last_error_message());
-    o->id = id;
-    return o;
-}
+#include "obj.h"
 
 static int dead(mosaic_weak *w) { return mosaic_weak_get(w) == NULL; }
 
 int main(void) {
     alarm(120);
-    mosaic_embedder e = {.trace = trace};
+    mosaic_embedder e = {.trace = trace_obj};
     mosaic_heap *h = verified_heap(&e);
     mosaic_mutator *m = mosaic_mutator_new(h);
 

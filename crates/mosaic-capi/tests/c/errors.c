@@ -10,15 +10,6 @@
 #include "check.h"
 
 
-/* The last error is `want` and its message names `fn`. */
-#define EXPECT_ERROR(want, fn)                                                                   \
-    do {                                                                                         \
-        mosaic_error got_ = mosaic_last_error();                                                 \
-        const char *msg_ = mosaic_last_error_message();                                          \
-        CHECK(got_ == (want), "%s: error %d, expected %d (%s)", fn, (int)got_, (int)(want), msg_); \
-        CHECK(strstr(msg_, fn) != NULL, "%s: message does not name it: \"%s\"", fn, msg_);      \
-    } while (0)
-#define EXPECT_INVALID(fn) EXPECT_ERROR(MOSAIC_ERR_INVALID_ARGUMENT, fn)
 
 /* The last call succeeded: MOSAIC_OK and "". */
 #define EXPECT_OK(fn)                                                                        \

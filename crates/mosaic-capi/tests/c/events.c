@@ -9,16 +9,7 @@
 
 #include "mosaic.h"
 #include "check.h"
-
-typedef struct Obj {
-    struct Obj *ref;
-    uint64_t id;
-} Obj;
-
-static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Obj *)obj)->ref);
-}
+#include "obj.h"
 
 enum { MAX_EVENTS = 100000 };
 static mosaic_event events[MAX_EVENTS];
@@ -103,7 +94,7 @@ static int check_collections(int from, uint64_t first, mosaic_gc_reason reason, 
 
 int main(void) {
     alarm(120);
-    mosaic_embedder e = {.trace = trace};
+    mosaic_embedder e = {.trace = trace_obj};
     mosaic_config c;
     mosaic_config_default(&c);
     c.max_heap = 256u << 20;

@@ -14,16 +14,7 @@
 
 #include "mosaic.h"
 #include "check.h"
-
-typedef struct Obj {
-    struct Obj *ref;
-    uint64_t id;
-} Obj;
-
-static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Obj *)obj)->ref);
-}
+#include "obj.h"
 
 typedef struct Record {
     int runs;
@@ -43,13 +34,6 @@ static void fin(mosaic_mutator *m, void *obj, void *data) {
     r->ref_id = o->ref ? o->ref->id : 0;
     r->m = m;
     r->thread = pthread_self();
-}
-
-static Obj *new_obj(mosaic_mutator *m, uint64_t id) {
-    Obj *o = mosaic_alloc(m, sizeof(Obj), 0);
-    CHECK(o != NULL, "alloc: %s", mosaic_last_error_message());
-    o->id = id;
-    return o;
 }
 
 static void reg(mosaic_mutator *m, void *obj, Record *r, mosaic_finalizer_order order) {
@@ -250,7 +234,7 @@ static void fin_thread(mosaic_mutator *m, void *obj, void *data) {
 }
 
 static void finalizer_thread(void) {
-    mosaic_embedder e = {.trace = trace};
+    mosaic_embedder e = {.trace = trace_obj};
     mosaic_config c;
     mosaic_config_default(&c);
     c.max_heap = 64u << 20;
@@ -282,7 +266,7 @@ static void finalizer_thread(void) {
 
 int main(void) {
     alarm(120);
-    mosaic_embedder e = {.trace = trace};
+    mosaic_embedder e = {.trace = trace_obj};
     mosaic_heap *h = verified_heap(&e);
     mosaic_mutator *m = main_m = mosaic_mutator_new(h);
 

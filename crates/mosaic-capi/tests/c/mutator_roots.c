@@ -11,16 +11,7 @@
 
 #include "mosaic.h"
 #include "check.h"
-
-typedef struct Obj {
-    struct Obj *ref;
-    uint64_t id;
-} Obj;
-
-static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Obj *)obj)->ref);
-}
+#include "obj.h"
 
 /* Root scans per collection: verify mode scans the roots a second time. */
 enum { SCANS = 2 };
@@ -135,7 +126,7 @@ static uint64_t marked(void) {
 
 int main(void) {
     alarm(120);
-    mosaic_embedder e = {.trace = trace, .ctx = &marker, .mutator_roots = mutator_roots};
+    mosaic_embedder e = {.trace = trace_obj, .ctx = &marker, .mutator_roots = mutator_roots};
     mosaic_config c;
     mosaic_config_default(&c);
     c.max_heap = 64u << 20;

@@ -9,16 +9,7 @@
 
 #include "mosaic.h"
 #include "check.h"
-
-typedef struct Obj {
-    struct Obj *ref;
-    uint64_t id;
-} Obj;
-
-static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Obj *)obj)->ref);
-}
+#include "obj.h"
 
 static uint64_t marked(mosaic_heap *h) {
     mosaic_stats st;
@@ -49,7 +40,7 @@ static uint64_t build(mosaic_mutator *m, int depth) {
 
 int main(void) {
     alarm(120);
-    mosaic_embedder e = {.trace = trace};
+    mosaic_embedder e = {.trace = trace_obj};
     mosaic_heap *h = verified_heap(&e);
     mosaic_mutator *m = mosaic_mutator_new(h);
 

@@ -181,14 +181,30 @@ impl<E: Embedder> Mutator<E> {
     #[inline(always)]
     pub fn alloc_with(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
         if let Some(&class) = self.lookup.get(size.saturating_add(7) >> 3) {
-            if let Some(p) = self.local.bump(class as usize) {
-                if !flags.is_empty() {
-                    self.heap.core.set_flags(p, flags);
-                }
-                return Ok(ObjRef::from_heap_addr(p));
+            if let Some(o) = self.bump(class as usize, flags) {
+                return Ok(o);
             }
         }
-        self.alloc_slow(size, flags)
+        self.alloc_slow_sized(size, flags)
+    }
+
+    /// The slow path of `alloc_with` (kept out of line: the class lookup
+    /// stays off the fast path).
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow_sized(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
+        let class = self.heap.core.classes.class_of(size);
+        self.alloc_slow(size, class, flags)
+    }
+
+    /// The fast path: a slot of `class` from the current run, if any.
+    #[inline(always)]
+    fn bump(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
+        let p = self.local.bump(class)?;
+        if !flags.is_empty() {
+            self.heap.core.set_flags(p, flags);
+        }
+        Some(ObjRef::from_heap_addr(p))
     }
 
     /// Allocates `size` zeroed bytes aligned to `align` (a power of two up
@@ -215,32 +231,21 @@ impl<E: Embedder> Mutator<E> {
         let aligned = classes
             .class_of(size)
             .and_then(|first| (first..classes.len()).find(|&c| classes.slot_size(c) % align == 0));
-        match aligned {
-            Some(class) => {
-                if let Some(p) = self.local.bump(class) {
-                    if !flags.is_empty() {
-                        self.heap.core.set_flags(p, flags);
-                    }
-                    return Ok(ObjRef::from_heap_addr(p));
-                }
-                self.check_usable("allocate")?;
-                self.ensure_attached();
-                self.safepoint();
-                self.alloc_small(class, flags, size)
-            }
-            // Above the largest aligned class: a large object starts a page.
-            None => {
-                self.check_usable("allocate")?;
-                self.ensure_attached();
-                self.safepoint();
-                self.alloc_large(size.max(1), flags)
-            }
+        if let Some(o) = aligned.and_then(|class| self.bump(class, flags)) {
+            return Ok(o);
         }
+        // Above the largest aligned class: a large object starts a page.
+        self.alloc_slow(size.max(1), aligned, flags)
     }
 
+    /// The slow path for `size` bytes in `class` (`None`: a large object).
     #[cold]
-    #[inline(never)]
-    fn alloc_slow(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
+    fn alloc_slow(
+        &mut self,
+        size: usize,
+        class: Option<usize>,
+        flags: AllocFlags,
+    ) -> Result<ObjRef, Error> {
         self.check_usable("allocate")?;
         self.ensure_attached();
         self.safepoint();
@@ -251,7 +256,7 @@ impl<E: Embedder> Mutator<E> {
                 self.collect_for(GcReason::Stress);
             }
         }
-        match self.heap.core.classes.class_of(size) {
+        match class {
             Some(class) => self.alloc_small(class, flags, size),
             None => self.alloc_large(size, flags),
         }

@@ -99,10 +99,11 @@ impl Events {
         }
     }
 
-    /// Records the heap's size target; emits `HeapResize` if it changed.
+    /// Records the heap's size target; emits `HeapResize` if it changed
+    /// (the heap records its initial target before any listener is set).
     pub fn size_target(&self, panics: &mut PanicSlot, bytes: usize) {
         let old = self.target.swap(bytes, Relaxed);
-        if old != bytes && old != 0 {
+        if old != bytes {
             self.emit(panics, || GcEvent::HeapResize {
                 old_bytes: old,
                 new_bytes: bytes,

@@ -92,9 +92,9 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             }
             PageKind::LargeHead => (d, 0, self.base + (page << PAGE_SHIFT), d.large_size()),
             PageKind::LargeTail => {
-                let head = self.table.desc(d.span());
-                let start = self.base + (d.span() << PAGE_SHIFT);
-                (head, 0, start, head.large_size())
+                let head = d.span();
+                let hd = self.table.desc(head);
+                (hd, 0, self.base + (head << PAGE_SHIFT), hd.large_size())
             }
             PageKind::Free => return,
         };

@@ -40,11 +40,20 @@ pub enum WeakKind {
 #[derive(Default)]
 pub struct WeakRefs {
     /// Weak handles, one table per kind.
-    handles: [Arc<Mutex<Words>>; 2],
+    handles: [Arc<HandleTable>; 2],
     /// Registered weak slots: slot address → kind.
     slots: Mutex<FxHashMap<usize, WeakKind>>,
     /// Weak references registered (handles and slots), to skip the work.
     count: AtomicUsize,
+}
+
+/// The weak handles of one kind.
+#[derive(Default)]
+struct HandleTable {
+    words: Mutex<Words>,
+    /// Handles alive, readable without the lock (stats from a callback in
+    /// the pause, which holds it).
+    alive: AtomicUsize,
 }
 
 /// A weak handle: holds an object without keeping it alive. [`WeakRoot::get`]
@@ -53,7 +62,7 @@ pub struct WeakRefs {
 /// `roots`, `mutator_roots`) may read one but must not drop one (the pause
 /// holds the handle tables).
 pub struct WeakRoot {
-    table: Arc<Mutex<Words>>,
+    table: Arc<HandleTable>,
     word: *const AtomicUsize,
     index: u32,
     kind: WeakKind,
@@ -74,11 +83,12 @@ impl WeakRoot {
     /// collection is about to free.
     #[inline]
     pub fn get(&self) -> Option<ObjRef> {
-        let _pause = match self.table.try_lock() {
+        let words = &self.table.words;
+        let _pause = match words.try_lock() {
             Some(g) => Some(g),
             // The collection itself (a callback in the pause) reads as is.
             None if super::callbacks::inside_callback() => None,
-            None => Some(self.table.lock()),
+            None => Some(words.lock()),
         };
         // SAFETY: the chunk holding the word outlives `self` (see above).
         ObjRef::from_ptr(unsafe { (*self.word).load(Relaxed) } as *mut u8)
@@ -91,7 +101,8 @@ impl WeakRoot {
 
 impl Drop for WeakRoot {
     fn drop(&mut self) {
-        self.table.lock().give_back(self.index);
+        self.table.words.lock().give_back(self.index);
+        self.table.alive.fetch_sub(1, Relaxed);
     }
 }
 
@@ -126,9 +137,10 @@ impl WeakRefs {
     pub fn handle(&self, obj: usize, kind: WeakKind) -> WeakRoot {
         let table = self.handles[kind as usize].clone();
         let (word, index) = {
-            let mut words = table.lock();
+            let mut words = table.words.lock();
             // Counted under the lock: a pause recounts holding every lock.
             self.count.fetch_add(1, Relaxed);
+            table.alive.fetch_add(1, Relaxed);
             words.take(obj)
         };
         WeakRoot {
@@ -189,13 +201,13 @@ impl WeakRefs {
     pub fn pause(&self) -> WeakPause<'_> {
         WeakPause {
             refs: self,
-            handles: [self.handles[0].lock(), self.handles[1].lock()],
+            handles: [self.handles[0].words.lock(), self.handles[1].words.lock()],
         }
     }
 
     /// Weak handles alive.
     pub fn handle_count(&self) -> usize {
-        self.handles.iter().map(|t| t.lock().used()).sum()
+        self.handles.iter().map(|t| t.alive.load(Relaxed)).sum()
     }
 }
 

@@ -38,6 +38,8 @@ pub struct TestVm {
     pub panic_free_id: AtomicU64,
     /// Called by `on_free` after recording (tests that call back into the heap).
     pub free_hook: Mutex<Option<FreeHook>>,
+    /// Called by `roots`, inside the pause (tests that read the heap there).
+    pub roots_hook: Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
 }
 
 pub type TestHeap = Heap<TestVm>;
@@ -68,6 +70,9 @@ unsafe impl Embedder for TestVm {
     }
 
     fn roots<T: Tracer>(&self, t: &mut T) {
+        if let Some(hook) = &*self.roots_hook.lock() {
+            hook();
+        }
         for g in self.globals.lock().iter_mut() {
             let mut p = *g as *mut u8;
             t.visit(&mut p);
