@@ -2,21 +2,29 @@
 //!
 //! | field | default | variable | meaning |
 //! |---|---|---|---|
-//! | `max_heap` | 4 GiB | `MOSAIC_MAX_HEAP` | address space reserved; the heap (small pages + large objects) never exceeds it. Accepts `K`/`M`/`G` suffixes |
+//! | `max_heap` | 4 GiB | `MOSAIC_MAX_HEAP` | hard cap: the heap (small pages + large objects) never exceeds it; the `fixed` policy's target. Accepts `K`/`M`/`G` suffixes |
+//! | `heap_policy` | `proportional` (k = 1) | `MOSAIC_HEAP_POLICY` | when to collect: `fixed`, `proportional[:k]` or `adaptive[:scale]` (see [`HeapPolicy`]) |
+//! | `heap_min` | 4 MiB | `MOSAIC_HEAP_MIN` | the target never goes below this (and it is the target before the first collection) |
 //! | `size_classes` | `Mosaic` | `MOSAIC_SIZE_CLASSES` | `mosaic` (16 B granules to 128 B, then 4 per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640), or a comma list |
-//! | `initial_slots` | 10 000 | `MOSAIC_INITIAL_SLOTS` | slots each pool may hold before its first collection (at least one page, at most 4 MiB per pool) |
+//! | `initial_slots` | 10 000 | `MOSAIC_INITIAL_SLOTS` | slots each pool may take as fresh pages before it must sweep first (at least one page, at most 4 MiB per pool) |
 //! | `growth_factor` | 1.8 | `MOSAIC_GROWTH_FACTOR` | a churning pool short of free slots multiplies its page budget by this |
-//! | `growth_max` | 64 MiB | `MOSAIC_GROWTH_MAX` | most bytes one growth step may add to a pool (0: unbounded) |
+//! | `growth_max` | 64 MiB | `MOSAIC_GROWTH_MAX` | most bytes one growth step may add to a pool's budget (0: unbounded) |
 //! | `free_min_ratio` | 0.20 | `MOSAIC_FREE_MIN` | below this free-slot ratio after sweeping, a churning pool grows |
 //! | `free_goal_ratio` | 0.40 | `MOSAIC_FREE_GOAL` | free ratio a shrinking pool aims for |
 //! | `free_max_ratio` | 0.65 | `MOSAIC_FREE_MAX` | above this free ratio a pool's budget shrinks and spare pages are decommitted |
 //! | `stable_ratio` | 0.10 | `MOSAIC_STABLE_RATIO` | a pool that handed out fewer than this fraction of its slots since the last collection is *stable* and may run full without growing |
-//! | `large_initial` | 16 MiB | `MOSAIC_LARGE_INITIAL` | large-object bytes allocated before the first collection; later `live × (growth_factor − 1)` |
 //! | `lazy_sweep` | true | `MOSAIC_LAZY_SWEEP` | sweep pages on demand after a pause (false: sweep everything inside the pause) |
 //! | `sweep_step_pages` | 4 | `MOSAIC_SWEEP_STEP` | pages an allocation may sweep looking for space before taking a fresh page (while the pool is under budget) |
 //! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one |
 //! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
 //! | `stall_warning_ms` | 1000 | `MOSAIC_STALL_WARNING_MS` | a collection that has waited this long for mutators to reach a safepoint prints, once, which mutators and threads it waits for (0: never) |
+//!
+//! The heap policy decides *when* to collect (`collect/heap_sizing.rs`);
+//! the pool knobs (`initial_slots` to `stable_ratio`) only decide how the
+//! heap's pages are shared among pools: a pool under its page budget takes
+//! fresh pages after a bounded lazy sweep, a pool at its budget sweeps all
+//! its pages before taking more (seed 000). Neither ever triggers a
+//! collection.
 //!
 //! An unknown `MOSAIC_*` variable (a misspelling such as `MOSAIC_STRES`) is
 //! reported once per process on stderr, with the closest known name.
@@ -36,11 +44,81 @@ pub enum SizeClassPreset {
     Custom(Vec<usize>),
 }
 
+/// When the heap collects: how the heap target is set after each
+/// collection from the bytes found live `L`. A collection is due when the
+/// bytes allocated since the last one reach `target − L`. Every target is
+/// at least `heap_min` and at most `max_heap`, which stays a hard cap.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HeapPolicy {
+    /// Target = `max_heap`: use the whole configured heap and collect when
+    /// it is full (a fixed heap: Whippet's, `-Xms` = `-Xmx`).
+    Fixed,
+    /// Target = `max(L × (1 + k), heap_min)`: `k` = 1 is Go's `GOGC=100`.
+    /// `k` is between 0.05 and 100.
+    Proportional { k: f64 },
+    /// MemBalancer's square-root rule (Kirisame et al., PLDI 2022): target
+    /// = `L + sqrt(L × scale × g / s)`, with `g` the allocation rate and `s`
+    /// the collection speed measured online. `scale` (bytes, 1 KiB to
+    /// 1 TiB) is the tuning constant: with `g = s`, a heap of `scale` live
+    /// bytes gets as much again as headroom; larger heaps get
+    /// proportionally less.
+    Adaptive { scale: usize },
+}
+
+impl HeapPolicy {
+    /// `k` of the proportional policy when none is given.
+    pub const DEFAULT_K: f64 = 1.0;
+    /// `scale` of the adaptive policy when none is given.
+    pub const DEFAULT_SCALE: usize = 256 << 20;
+
+    /// The policy's name: `fixed`, `proportional` or `adaptive`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            HeapPolicy::Fixed => "fixed",
+            HeapPolicy::Proportional { .. } => "proportional",
+            HeapPolicy::Adaptive { .. } => "adaptive",
+        }
+    }
+
+    /// Parses `fixed`, `proportional`, `proportional:0.5`, `adaptive` or
+    /// `adaptive:64M`.
+    pub fn parse(s: &str) -> Option<HeapPolicy> {
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n.trim(), Some(a.trim())),
+            None => (s.trim(), None),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "fixed" if arg.is_none() => Some(HeapPolicy::Fixed),
+            "proportional" => Some(HeapPolicy::Proportional {
+                k: arg.map_or(Some(Self::DEFAULT_K), |a| a.parse().ok())?,
+            }),
+            "adaptive" => Some(HeapPolicy::Adaptive {
+                scale: arg.map_or(Some(Self::DEFAULT_SCALE), parse_bytes)?,
+            }),
+            _ => None,
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match *self {
+            HeapPolicy::Proportional { k } if !(0.05..=100.0).contains(&k) => Err(format!(
+                "heap_policy proportional: k {k} must be between 0.05 and 100"
+            )),
+            HeapPolicy::Adaptive { scale } if !(1 << 10..=1 << 40).contains(&scale) => Err(
+                format!("heap_policy adaptive: scale {scale} must be between 1 KiB and 1 TiB"),
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Heap configuration. Build with `Config::default()` (or
 /// [`Config::from_env`]) and adjust fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub max_heap: usize,
+    pub heap_policy: HeapPolicy,
+    pub heap_min: usize,
     pub size_classes: SizeClassPreset,
     pub initial_slots: usize,
     pub growth_factor: f64,
@@ -49,7 +127,6 @@ pub struct Config {
     pub free_goal_ratio: f64,
     pub free_max_ratio: f64,
     pub stable_ratio: f64,
-    pub large_initial: usize,
     pub lazy_sweep: bool,
     pub sweep_step_pages: usize,
     pub verify: bool,
@@ -61,6 +138,10 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             max_heap: 4 << 30,
+            heap_policy: HeapPolicy::Proportional {
+                k: HeapPolicy::DEFAULT_K,
+            },
+            heap_min: 4 << 20,
             size_classes: SizeClassPreset::Mosaic,
             initial_slots: 10_000,
             growth_factor: 1.8,
@@ -69,7 +150,6 @@ impl Default for Config {
             free_goal_ratio: 0.40,
             free_max_ratio: 0.65,
             stable_ratio: 0.10,
-            large_initial: 16 << 20,
             lazy_sweep: true,
             sweep_step_pages: 4,
             verify: false,
@@ -154,11 +234,12 @@ impl Config {
             "a ratio"
         );
         take!(
-            "MOSAIC_LARGE_INITIAL",
-            self.large_initial,
-            parse_bytes,
-            "a size"
+            "MOSAIC_HEAP_POLICY",
+            self.heap_policy,
+            HeapPolicy::parse,
+            "fixed, proportional[:k] or adaptive[:scale], e.g. proportional:0.5 or adaptive:64M"
         );
+        take!("MOSAIC_HEAP_MIN", self.heap_min, parse_bytes, "a size");
         take!("MOSAIC_LAZY_SWEEP", self.lazy_sweep, parse_bool, "0 or 1");
         take!(
             "MOSAIC_SWEEP_STEP",
@@ -199,6 +280,13 @@ impl Config {
             return err(format!(
                 "max_heap {} must be between 64 KiB and 1 TiB",
                 self.max_heap
+            ));
+        }
+        self.heap_policy.validate().map_err(Error::Config)?;
+        if self.heap_min < PAGE_SIZE || self.heap_min > self.max_heap {
+            return err(format!(
+                "heap_min {} must be between 64 KiB and max_heap ({})",
+                self.heap_min, self.max_heap
             ));
         }
         if !(self.growth_factor >= 1.0 && self.growth_factor <= 16.0) {
@@ -261,6 +349,8 @@ impl Config {
 /// ones its own tests and tools read.
 const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_MAX_HEAP",
+    "MOSAIC_HEAP_POLICY",
+    "MOSAIC_HEAP_MIN",
     "MOSAIC_SIZE_CLASSES",
     "MOSAIC_INITIAL_SLOTS",
     "MOSAIC_GROWTH_FACTOR",
@@ -269,7 +359,6 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_FREE_GOAL",
     "MOSAIC_FREE_MAX",
     "MOSAIC_STABLE_RATIO",
-    "MOSAIC_LARGE_INITIAL",
     "MOSAIC_LAZY_SWEEP",
     "MOSAIC_SWEEP_STEP",
     "MOSAIC_VERIFY",
@@ -434,6 +523,51 @@ mod tests {
             Config::default().stall_warning(),
             Some(std::time::Duration::from_secs(1))
         );
+    }
+
+    #[test]
+    fn heap_policies_parse_and_bad_ones_are_clear_errors() {
+        let get = |v: &str| {
+            Config::default()
+                .with_vars(vars(&[("MOSAIC_HEAP_POLICY", v)]))
+                .map(|c| c.heap_policy)
+        };
+        assert_eq!(get("fixed").unwrap(), HeapPolicy::Fixed);
+        assert_eq!(
+            get("Proportional").unwrap(),
+            HeapPolicy::Proportional { k: 1.0 }
+        );
+        assert_eq!(
+            get("proportional:0.5").unwrap(),
+            HeapPolicy::Proportional { k: 0.5 }
+        );
+        assert_eq!(
+            get("adaptive").unwrap(),
+            HeapPolicy::Adaptive { scale: 256 << 20 }
+        );
+        assert_eq!(
+            get("adaptive:64M").unwrap(),
+            HeapPolicy::Adaptive { scale: 64 << 20 }
+        );
+        for bad in ["gogc", "fixed:3", "proportional:x", "adaptive:lots", ""] {
+            let e = get(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("MOSAIC_HEAP_POLICY") && e.contains("fixed, proportional"),
+                "{e}"
+            );
+        }
+        let e = get("proportional:0").unwrap_err().to_string();
+        assert!(e.contains("between 0.05 and 100"), "{e}");
+        let e = get("adaptive:1").unwrap_err().to_string();
+        assert!(e.contains("between 1 KiB and 1 TiB"), "{e}");
+        let e = Config::default()
+            .with_vars(vars(&[
+                ("MOSAIC_HEAP_MIN", "8G"),
+                ("MOSAIC_MAX_HEAP", "1G"),
+            ]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("heap_min"), "{e}");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! A runtime links Mosaic, describes where references live in its objects
 //! with an [`Embedder`] (`trace` and `roots`), and gets thread-local
 //! allocation into size pools, a mark-sweep collector with bounded lazy
-//! sweeping, and per-pool heap growth.
+//! sweeping, and a heap policy (fixed, proportional or adaptive) that
+//! decides when to collect.
 //!
 //! ```
 //! use mosaic::{Config, Embedder, Heap, ObjRef, Tracer};
@@ -51,9 +52,10 @@ mod space;
 
 pub use api::{EventListener, Heap, Mutator, PoolStats, Stats};
 pub use collect::{
-    inside_callback, Distribution, FinalizerOrder, GcEvent, GcReason, Root, WeakKind, WeakRoot,
+    inside_callback, Distribution, FinalizerOrder, GcEvent, GcReason, HeapDecision, Root, WeakKind,
+    WeakRoot,
 };
-pub use config::{parse_bytes, Config, SizeClassPreset};
+pub use config::{parse_bytes, Config, HeapPolicy, SizeClassPreset};
 pub use embedder::{Embedder, MutatorInfo, Tracer};
 pub use error::Error;
 pub use flags::AllocFlags;

@@ -59,6 +59,8 @@ fn events_bracket_each_collection_with_its_reason_and_figures() {
         heap_bytes,
         pause,
         finalizers_queued,
+        target_bytes,
+        allocation_rate,
     } = *kinds[2]
     else {
         panic!("{:?}", kinds[2])
@@ -66,7 +68,16 @@ fn events_bracket_each_collection_with_its_reason_and_figures() {
     assert_eq!((number, reason, live_bytes), (1, GcReason::Explicit, slot));
     assert!(heap_bytes >= mosaic::PAGE_SIZE && pause > std::time::Duration::ZERO);
     assert_eq!(finalizers_queued, 0);
-    assert_eq!(heap.stats().last_marked_bytes, slot);
+    // Proportional (k = 1): twice the live bytes, but never below heap_min.
+    assert_eq!(target_bytes, 256 << 10);
+    assert!(allocation_rate > 0.0);
+    let s = heap.stats();
+    assert_eq!(s.last_marked_bytes, slot);
+    assert_eq!(s.heap_target, 256 << 10);
+    let d = s.last_heap_decision.expect("decided");
+    assert_eq!((d.live_bytes, d.target_bytes), (slot, 256 << 10));
+    // target − live, but never under the minimum allowance (256 KiB).
+    assert_eq!(d.allowance_bytes, ((256 << 10) - slot).max(256 << 10));
 
     // Allocation-triggered collections say so, and growth reports resizes.
     log.lock().clear();
@@ -77,13 +88,33 @@ fn events_bracket_each_collection_with_its_reason_and_figures() {
         set_field(list, 0, Some(p));
     }
     let events = log.lock().clone();
-    assert!(events.iter().any(|e| matches!(
-        e,
-        GcEvent::CollectionStart {
-            reason: GcReason::Allocation,
-            ..
+    // Each allocation-triggered collection came once the allowance was
+    // used up (mutators report allocation 32 KiB at a time).
+    let mut allocation_triggered = 0;
+    let mut last_end = None;
+    for e in &events {
+        match *e {
+            GcEvent::CollectionEnd {
+                target_bytes,
+                live_bytes,
+                ..
+            } => last_end = Some((target_bytes, live_bytes)),
+            GcEvent::CollectionStart {
+                reason: GcReason::Allocation,
+                allocated_bytes,
+                target_bytes,
+                ..
+            } => {
+                if let Some((t, live)) = last_end {
+                    assert_eq!(target_bytes, t);
+                    assert!(allocated_bytes >= t as u64 - live, "{events:?}");
+                    allocation_triggered += 1;
+                }
+            }
+            _ => {}
         }
-    )));
+    }
+    assert!(allocation_triggered > 0, "{events:?}");
     let resizes: Vec<_> = events
         .iter()
         .filter_map(|e| match e {

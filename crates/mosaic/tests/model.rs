@@ -4,7 +4,8 @@
 //! handles and weak slots (short and long), ephemerons and collections,
 //! checked against a plain Rust model of the object graph and of what a
 //! collection does (`common/model_graph.rs`), in several collector
-//! configurations (lazy, verify, stress, eager sweep, Ruby's size pools).
+//! configurations (lazy, verify, stress, eager sweep, Ruby's size pools,
+//! every heap policy).
 //!
 //! After every collection, explicit, inside an allocation or inside a
 //! finalizer: the marker marked exactly the model's count and queued
@@ -29,8 +30,8 @@ use std::sync::Arc;
 use common::*;
 use model_graph::{Fin, Graph, Kind, Node, Outcome, Then};
 use mosaic::{
-    AllocFlags, Config, Error, FinalizerOrder, GcEvent, ObjRef, Root, SizeClassPreset, WeakKind,
-    WeakRoot,
+    AllocFlags, Config, Error, FinalizerOrder, GcEvent, HeapPolicy, ObjRef, Root, SizeClassPreset,
+    WeakKind, WeakRoot,
 };
 use parking_lot::Mutex;
 use proptest::prelude::*;
@@ -767,6 +768,25 @@ proptest! {
     #[test]
     fn ruby_size_pools(ops in prop::collection::vec(op(), 1..700)) {
         run(Config { size_classes: SizeClassPreset::Ruby, verify: true, ..small_config() }, &ops);
+    }
+
+    /// Every heap policy: collections triggered by a full fixed heap, by a
+    /// tight proportional target, and by the adaptive rule.
+    #[test]
+    fn fixed_heap_policy(ops in prop::collection::vec(op(), 1..700)) {
+        run(Config { heap_policy: HeapPolicy::Fixed, max_heap: 8 << 20, verify: true, ..small_config() }, &ops);
+    }
+
+    #[test]
+    fn proportional_heap_policy(ops in prop::collection::vec(op(), 1..700)) {
+        let k = HeapPolicy::Proportional { k: 0.1 };
+        run(Config { heap_policy: k, heap_min: 64 << 10, verify: true, ..small_config() }, &ops);
+    }
+
+    #[test]
+    fn adaptive_heap_policy(ops in prop::collection::vec(op(), 1..700)) {
+        let a = HeapPolicy::Adaptive { scale: 1 << 20 };
+        run(Config { heap_policy: a, heap_min: 64 << 10, verify: true, ..small_config() }, &ops);
     }
 
     /// Collections also panic on objects that only finalization keeps.

@@ -205,7 +205,11 @@ fn a_panic_in_on_free_during_an_eager_sweep_propagates_after_the_pause() {
 #[test]
 fn a_panic_in_on_free_of_a_large_object_frees_every_dead_large_object() {
     quiet_expected_panics();
-    let heap = heap(small_config());
+    // Room for all five objects before any collection.
+    let heap = heap(Config {
+        heap_min: 16 << 20,
+        ..small_config()
+    });
     let mut m = heap.mutator().unwrap();
     let keep = new_bytes(&mut m, 1, 3 * PAGE_SIZE, AllocFlags::NEEDS_CLEANUP).unwrap();
     let _r = m.root(keep).unwrap();

@@ -31,26 +31,37 @@ const MAX_CLASSES: usize = 64;
 /// [`LocalFlusher`] can flush it when the owning thread exits while the
 /// mutator was leaked, without aliasing a unique `Box`.
 pub struct LocalAllocator {
-    pools: NonNull<[LocalPool; MAX_CLASSES]>,
+    pools: NonNull<Locals>,
     /// Hand out one slot per run (stress mode: every allocation takes the slow path).
     single_slot_runs: bool,
 }
 
+/// Bytes reserved in runs and not yet counted against the heap's
+/// allowance, kept beside the pools so that a [`LocalFlusher`] reaches them.
+#[repr(C)]
+struct Locals {
+    pools: [LocalPool; MAX_CLASSES],
+    run_bytes: u64,
+}
+
 /// Flushes a [`LocalAllocator`] from elsewhere (a thread-exit hook).
-pub struct LocalFlusher(NonNull<[LocalPool; MAX_CLASSES]>);
+pub struct LocalFlusher(NonNull<Locals>);
 
 impl LocalAllocator {
     pub fn new(slot_sizes: &[usize], single_slot_runs: bool) -> Self {
         assert!(slot_sizes.len() <= MAX_CLASSES);
         // Unused entries have an empty run and never get a page.
-        let pools = Box::new(std::array::from_fn(|i| LocalPool {
-            cursor: 0,
-            limit: 0,
-            slot_size: slot_sizes.get(i).copied().unwrap_or(usize::MAX / 2),
-            page: NO_PAGE,
-            next_slot: 0,
-            unreported: 0,
-        }));
+        let pools = Box::new(Locals {
+            pools: std::array::from_fn(|i| LocalPool {
+                cursor: 0,
+                limit: 0,
+                slot_size: slot_sizes.get(i).copied().unwrap_or(usize::MAX / 2),
+                page: NO_PAGE,
+                next_slot: 0,
+                unreported: 0,
+            }),
+            run_bytes: 0,
+        });
         LocalAllocator {
             pools: NonNull::from(Box::leak(pools)),
             single_slot_runs,
@@ -58,12 +69,30 @@ impl LocalAllocator {
     }
 
     #[inline(always)]
-    fn pools(&mut self) -> &mut [LocalPool; MAX_CLASSES] {
+    fn locals(&mut self) -> &mut Locals {
         // SAFETY: `pools` came from `Box::leak` in `new` and is freed only in
         // `drop`; `&mut self` excludes other uses through this allocator,
         // and a `LocalFlusher` is used only while the owner is not (see
         // `LocalFlusher::flush`).
         unsafe { self.pools.as_mut() }
+    }
+
+    #[inline(always)]
+    fn pools(&mut self) -> &mut [LocalPool; MAX_CLASSES] {
+        &mut self.locals().pools
+    }
+
+    /// Bytes reserved in runs since the last [`LocalAllocator::take_bytes`].
+    #[inline]
+    pub fn pending_bytes(&mut self) -> u64 {
+        self.locals().run_bytes
+    }
+
+    /// Takes the bytes reserved in runs, to count them against the heap's
+    /// allowance.
+    #[inline]
+    pub fn take_bytes(&mut self) -> u64 {
+        std::mem::take(&mut self.locals().run_bytes)
     }
 
     /// A handle that can flush this context later (see [`LocalFlusher`]).
@@ -89,7 +118,8 @@ impl LocalAllocator {
     /// page has none left (the page is then no longer current).
     pub fn next_run(&mut self, table: &PageTable, class: usize) -> bool {
         let single = self.single_slot_runs;
-        let lp = &mut self.pools()[class];
+        let locals = self.locals();
+        let lp = &mut locals.pools[class];
         if lp.page == NO_PAGE {
             return false;
         }
@@ -116,6 +146,7 @@ impl LocalAllocator {
         lp.limit = start + len;
         lp.next_slot = end;
         lp.unreported += (end - first) as i64;
+        locals.run_bytes += len as u64;
         true
     }
 
@@ -134,8 +165,10 @@ impl LocalAllocator {
 
     /// Gives every current page back: the unused rest of each run is
     /// un-reserved, counts are reported and pages returned to their pools.
-    pub fn flush(&mut self, table: &PageTable, pools: &[SizePool]) {
-        flush(self.pools(), table, pools)
+    /// Returns the bytes allocated since the last `take_bytes`, for the
+    /// heap's allowance.
+    pub fn flush(&mut self, table: &PageTable, pools: &[SizePool]) -> u64 {
+        flush(self.locals(), table, pools)
     }
 }
 
@@ -152,7 +185,7 @@ impl LocalFlusher {
     /// # Safety
     /// The allocator must still exist, and must not be in use during the
     /// call (its owner's thread is exiting and no longer runs it).
-    pub unsafe fn flush(&self, table: &PageTable, pools: &[SizePool]) {
+    pub unsafe fn flush(&self, table: &PageTable, pools: &[SizePool]) -> u64 {
         // SAFETY: per this function's contract.
         flush(unsafe { &mut *self.0.as_ptr() }, table, pools)
     }
@@ -165,8 +198,9 @@ fn report(lp: &mut LocalPool, pool: &SizePool) {
     }
 }
 
-fn flush(locals: &mut [LocalPool; MAX_CLASSES], table: &PageTable, pools: &[SizePool]) {
-    for (lp, pool) in locals.iter_mut().zip(pools) {
+fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
+    let mut unused = 0;
+    for (lp, pool) in locals.pools.iter_mut().zip(pools) {
         if lp.page != NO_PAGE {
             let d = table.desc(lp.page);
             if lp.cursor < lp.limit {
@@ -175,6 +209,7 @@ fn flush(locals: &mut [LocalPool; MAX_CLASSES], table: &PageTable, pools: &[Size
                 let to = (lp.limit - base) / lp.slot_size;
                 d.alloc.clear_range(from, to);
                 lp.unreported -= (to - from) as i64;
+                unused += (lp.limit - lp.cursor) as u64;
             }
             let has_free = d.alloc.find(0, d.slot_count(), false).is_some();
             pool.return_page(lp.page, has_free);
@@ -184,4 +219,5 @@ fn flush(locals: &mut [LocalPool; MAX_CLASSES], table: &PageTable, pools: &[Size
         lp.limit = 0;
         report(lp, pool);
     }
+    std::mem::take(&mut locals.run_bytes).saturating_sub(unused)
 }

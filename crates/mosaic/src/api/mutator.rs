@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::alloc::{LocalAllocator, LocalFlusher};
-use crate::collect::{inside_callback, GcReason, LargeFailure, Root, RootTable};
+use crate::collect::{inside_callback, GcReason, Root, RootTable};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -15,6 +15,10 @@ use crate::pool::Acquired;
 use crate::sched::{self, Detached, MutatorId, ThreadMutator, World};
 
 use super::heap::{Heap, HeapInner};
+
+/// Bytes a mutator allocates before it counts them against the heap's
+/// allowance (one shared atomic add per this much allocation).
+const REPORT_BYTES: u64 = 32 << 10;
 
 /// A thread's handle on a heap. Allocation through it is thread-local and
 /// lock-free on the fast path. Create one per thread with [`Heap::mutator`];
@@ -75,7 +79,8 @@ impl<E: Embedder> ThreadMutator for Link<E> {
         }
         // SAFETY: the mutator is alive (a dropped one leaves the registry
         // first) and its thread is running its exit destructors, not it.
-        unsafe { self.flusher.flush(&core.table, &core.pools) };
+        let bytes = unsafe { self.flusher.flush(&core.table, &core.pools) };
+        core.sizer.add(bytes);
         self.roots.set_owner_attached(false);
         // The thread's frames are gone: its scope slots dangle.
         self.roots.clear_scope();
@@ -253,7 +258,7 @@ impl<E: Embedder> Mutator<E> {
         if stress > 0 {
             self.stress_count += 1;
             if self.stress_count % stress == 0 {
-                self.collect_for(GcReason::Stress);
+                self.collect_for(GcReason::Stress, None);
             }
         }
         match class {
@@ -273,6 +278,14 @@ impl<E: Embedder> Mutator<E> {
         let pool = &core.pools[class];
         let mut collected = false;
         loop {
+            if self.local.pending_bytes() >= REPORT_BYTES {
+                core.sizer.add(self.local.take_bytes());
+            }
+            let seen = core.counters.collections.load(Relaxed);
+            if !collected && core.sizer.due() {
+                self.collect_for(GcReason::Allocation, Some(seen));
+                collected = true;
+            }
             if self.local.next_run(&core.table, class) {
                 let p = self.local.bump(class).expect("a new run has a free slot");
                 if !flags.is_empty() {
@@ -283,7 +296,7 @@ impl<E: Embedder> Mutator<E> {
             self.local.report(class, pool);
             let started = Instant::now();
             let swept = core.with_sweeper(|cx| {
-                let a = pool.acquire(cx, core.config.sweep_step_pages, collected);
+                let a = pool.acquire(cx, core.config.sweep_step_pages);
                 core.sweep_another_pool(cx, class);
                 a
             });
@@ -295,16 +308,13 @@ impl<E: Embedder> Mutator<E> {
             match swept.value {
                 Acquired::Page(p) => self.local.set_page(class, p),
                 Acquired::Exhausted if core.has_unswept() => core.finish_sweeping().resume(),
-                a if !collected => {
+                Acquired::Exhausted if !collected => {
                     swept.panic.resume();
-                    self.collect_for(match a {
-                        Acquired::Exhausted => GcReason::HeapLimit,
-                        _ => GcReason::Allocation,
-                    });
+                    self.collect_for(GcReason::HeapLimit, Some(seen));
                     collected = true;
                     continue;
                 }
-                _ => {
+                Acquired::Exhausted => {
                     swept.panic.resume();
                     return Err(self.out_of_memory(size));
                 }
@@ -327,19 +337,19 @@ impl<E: Embedder> Mutator<E> {
         }
         let mut collected = false;
         loop {
-            match core.alloc_large(size, flags, !collected) {
-                Ok(a) => return Ok(ObjRef::from_addr(a)),
-                Err(LargeFailure::Exhausted) if core.has_unswept() => {
-                    core.finish_sweeping().resume()
-                }
-                Err(f) if !collected => {
-                    self.collect_for(match f {
-                        LargeFailure::Exhausted => GcReason::HeapLimit,
-                        LargeFailure::NeedCollection => GcReason::Allocation,
-                    });
+            let seen = core.counters.collections.load(Relaxed);
+            if !collected && core.sizer.would_exceed(size as u64) {
+                self.collect_for(GcReason::Allocation, Some(seen));
+                collected = true;
+            }
+            match core.alloc_large(size, flags) {
+                Some(a) => return Ok(ObjRef::from_addr(a)),
+                None if core.has_unswept() => core.finish_sweeping().resume(),
+                None if !collected => {
+                    self.collect_for(GcReason::HeapLimit, Some(seen));
                     collected = true;
                 }
-                Err(_) => return Err(self.out_of_memory(size)),
+                None => return Err(self.out_of_memory(size)),
             }
         }
     }
@@ -369,7 +379,7 @@ impl<E: Embedder> Mutator<E> {
     /// blocking region or a collector callback.
     pub fn try_collect(&mut self) -> Result<(), Error> {
         self.check_usable("collect")?;
-        self.collect_for(GcReason::Explicit);
+        self.collect_for(GcReason::Explicit, None);
         Ok(())
     }
 
@@ -388,14 +398,22 @@ impl<E: Embedder> Mutator<E> {
         Ok(())
     }
 
-    fn collect_for(&mut self, reason: GcReason) {
+    /// Collects for `reason`, unless `seen` (the collection count when an
+    /// allocation found the heap due, or found no page) shows that another
+    /// thread collected since: then that collection was this one.
+    fn collect_for(&mut self, reason: GcReason, seen: Option<u64>) {
         self.ensure_attached();
         let h = &*self.heap;
-        self.local.flush(&h.core.table, &h.core.pools);
+        let core = &h.core;
+        core.sizer.add(self.local.flush(&core.table, &core.pools));
+        let stop_start = Instant::now();
         if h.world.stop(self.link.id) {
             let _resume = PauseGuard(&h.world);
-            let tables = h.live_root_tables();
-            h.core.collect(&tables, reason);
+            let done = core.counters.collections.load(Relaxed);
+            if seen.map_or(true, |n| n == done) {
+                let tables = h.live_root_tables();
+                core.collect(&tables, reason, stop_start);
+            }
         }
         // The world runs again: tell the embedder finalizers are waiting.
         if h.core.finalizers.take_queued() {
@@ -425,7 +443,9 @@ impl<E: Embedder> Mutator<E> {
     fn park(&mut self) {
         self.ensure_attached();
         let h = &*self.heap;
-        self.local.flush(&h.core.table, &h.core.pools);
+        h.core
+            .sizer
+            .add(self.local.flush(&h.core.table, &h.core.pools));
         h.world.park(self.link.id);
     }
 
@@ -478,7 +498,9 @@ impl<E: Embedder> Mutator<E> {
     fn detach_for_blocking(&mut self) {
         self.ensure_attached();
         let h = &*self.heap;
-        self.local.flush(&h.core.table, &h.core.pools);
+        h.core
+            .sizer
+            .add(self.local.flush(&h.core.table, &h.core.pools));
         self.link.roots.set_owner_attached(false);
         h.world.detach(self.link.id, Detached::Blocking);
     }
@@ -508,7 +530,9 @@ impl<E: Embedder> Drop for Mutator<E> {
         if h.world.detached(self.link.id).is_some() {
             h.world.attach(self.link.id);
         }
-        self.local.flush(&h.core.table, &h.core.pools);
+        h.core
+            .sizer
+            .add(self.local.flush(&h.core.table, &h.core.pools));
         self.link.roots.owner_dropped();
         h.world.unregister(self.link.id);
     }

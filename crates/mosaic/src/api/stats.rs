@@ -4,7 +4,8 @@ use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use crate::collect::{Distribution, GcCounters, HeapCore};
+use crate::collect::{Distribution, GcCounters, HeapCore, HeapDecision};
+use crate::config::HeapPolicy;
 use crate::embedder::Embedder;
 use crate::os::rss_bytes;
 use crate::pool::Decision;
@@ -24,10 +25,25 @@ pub struct Stats {
     pub pauses: Distribution,
     /// Every lazy sweep step an allocation took.
     pub sweep_steps: Distribution,
+    /// Of each pause, the time from the stop request until every mutator
+    /// had reached a safepoint (included in `pauses`).
+    pub time_to_safepoint: Distribution,
+    /// The heap policy deciding when to collect.
+    pub heap_policy: HeapPolicy,
+    /// The heap target now: the next collection is due when the bytes
+    /// allocated since the last one reach `heap_target − live bytes`.
+    pub heap_target: usize,
+    /// Bytes allocated since the last collection (as mutators reported them;
+    /// each may hold up to 32 KiB not yet counted).
+    pub allocated_since_gc: u64,
+    /// What the policy decided at the end of the last collection: live
+    /// bytes, the new target and allowance, the allocation rate and
+    /// collection speed it measured. `None` before the first collection.
+    pub last_heap_decision: Option<HeapDecision>,
     /// Objects marked by the last collection (the live objects it found,
     /// plus those kept for their finalizers).
     pub last_marked: u64,
-    /// Their bytes (slot sizes; a large object's requested size).
+    /// Their bytes (slot sizes; a large object's whole pages).
     pub last_marked_bytes: u64,
     /// Weak handles alive, weak slots registered, ephemerons not yet
     /// reclaimed.
@@ -65,7 +81,9 @@ pub struct PoolStats {
     pub pages: usize,
     /// Of those, pages not yet swept since the last collection.
     pub unswept_pages: usize,
-    /// Pages the pool may hold before it asks for a collection.
+    /// Pages the pool may hold before it must sweep all of its pages
+    /// before taking a fresh one (the pool's share; it never triggers a
+    /// collection).
     pub budget_pages: usize,
     /// How the growth policy last set the budget.
     pub last_decision: Decision,
@@ -116,6 +134,11 @@ impl Stats {
             sweep_time: Duration::from_nanos(c.sweep_ns.load(Relaxed)),
             pauses: GcCounters::distribution(&c.pauses),
             sweep_steps: GcCounters::distribution(&c.sweep_steps),
+            time_to_safepoint: GcCounters::distribution(&c.safepoints),
+            heap_policy: core.sizer.policy(),
+            heap_target: core.sizer.target() as usize,
+            allocated_since_gc: core.sizer.allocated(),
+            last_heap_decision: core.sizer.last_decision(),
             last_marked: c.last_marked.load(Relaxed),
             last_marked_bytes: c.last_marked_bytes.load(Relaxed),
             weak_handles: core.weak.handle_count(),
@@ -170,7 +193,7 @@ impl fmt::Display for Stats {
         write!(
             f,
             "mosaic: {} GCs, pause p50 {:.3?} p99 {:.3?} max {:.3?}, mark {:.3?}, sweep {:.3?} (longest step {:.3?}), \
-             {} live objects, {} pool pages + {} large objects, committed {:.1} MiB of {:.0} MiB max (+{:.1} MiB metadata), RSS {:.1} MiB",
+             {} live objects, {} pool pages + {} large objects, {} target {:.1} MiB, committed {:.1} MiB of {:.0} MiB max (+{:.1} MiB metadata), RSS {:.1} MiB",
             self.collections,
             self.pauses.p50,
             self.pauses.p99,
@@ -181,6 +204,8 @@ impl fmt::Display for Stats {
             self.live_objects(),
             self.pool_pages(),
             self.large.objects,
+            self.heap_policy.name(),
+            mib(self.heap_target),
             mib(self.committed_bytes),
             mib(self.max_heap),
             mib(self.metadata_bytes),

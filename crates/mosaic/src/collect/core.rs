@@ -1,9 +1,9 @@
 //! The heap below the API, and the body of a collection.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::callbacks::{in_callback, PanicSlot};
 use super::closure;
@@ -11,6 +11,7 @@ use super::counters::GcCounters;
 use super::ephemeron::Ephemerons;
 use super::events::{Events, GcEvent, GcReason};
 use super::finalize::Finalizers;
+use super::heap_sizing::{CollectionSample, HeapSizer};
 use super::roots::RootTable;
 use super::verify::verify;
 use super::weak::WeakRefs;
@@ -37,7 +38,8 @@ pub struct HeapCore<E: Embedder> {
     pub ephemerons: Ephemerons,
     pub finalizers: Finalizers,
     pub events: Events,
-    large_budget: AtomicU64,
+    /// When to collect: the heap target, allowance and policy.
+    pub sizer: HeapSizer,
     sweep_cursor: AtomicUsize,
     /// Dirty free pages worth keeping committed, set when a pool finishes a
     /// sweep cycle; sweep steps decommit the excess a little at a time.
@@ -46,13 +48,6 @@ pub struct HeapCore<E: Embedder> {
 
 /// Most pages one sweep step decommits (each is an `madvise` run).
 const TRIM_PAGES_PER_STEP: usize = 16;
-
-/// Why a large allocation could not be served right now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LargeFailure {
-    NeedCollection,
-    Exhausted,
-}
 
 impl<E: Embedder> HeapCore<E> {
     pub fn new(config: Config, embedder: E) -> Result<Self, Error> {
@@ -68,8 +63,9 @@ impl<E: Embedder> HeapCore<E> {
         let pools = (0..classes.len())
             .map(|i| SizePool::new(i, classes.slot_size(i), &policy))
             .collect();
+        let sizer = HeapSizer::new(config.heap_policy, config.heap_min, max_pages * PAGE_SIZE);
         let core = HeapCore {
-            large_budget: AtomicU64::new(config.large_initial as u64),
+            sizer,
             config,
             policy,
             classes,
@@ -86,18 +82,10 @@ impl<E: Embedder> HeapCore<E> {
             sweep_cursor: AtomicUsize::new(0),
             trim_keep: AtomicUsize::new(usize::MAX),
         };
-        // No listener yet: this only records the initial size target.
+        // No listener yet: this only records the initial target.
         core.events
-            .size_target(&mut PanicSlot::default(), core.size_target());
+            .size_target(&mut PanicSlot::default(), core.sizer.target() as usize);
         Ok(core)
-    }
-
-    /// The heap's size target: the bytes the pools and the large space may
-    /// use before the next collection, at most the maximum heap.
-    pub fn size_target(&self) -> usize {
-        let pools: usize = self.pools.iter().map(|p| p.budget_pages()).sum();
-        let bytes = pools * PAGE_SIZE + self.large_budget.load(Relaxed) as usize;
-        bytes.min(self.max_heap())
     }
 
     /// Runs `f` with a sweep context; afterwards releases buffered pages,
@@ -125,7 +113,6 @@ impl<E: Embedder> HeapCore<E> {
         release.flush(&self.resource);
         if finished {
             self.update_trim_target();
-            self.events.size_target(&mut panic, self.size_target());
         }
         self.trim_step(TRIM_PAGES_PER_STEP);
         Swept {
@@ -190,18 +177,22 @@ impl<E: Embedder> HeapCore<E> {
     /// A panic from `trace` or `roots` abandons the collection with no mark
     /// bit left set; a panic from `on_free` or the event listener is resumed
     /// once the pause's bookkeeping is complete (see `callbacks.rs`).
-    pub fn collect(&self, handles: &[Arc<RootTable>], reason: GcReason) {
-        in_callback(|| self.pause(handles, reason))
+    /// `stop_start` is when the world was asked to stop: the pause counts
+    /// the time mutators took to reach their safepoints.
+    pub fn collect(&self, handles: &[Arc<RootTable>], reason: GcReason, stop_start: Instant) {
+        in_callback(|| self.pause(handles, reason, stop_start))
     }
 
-    fn pause(&self, handles: &[Arc<RootTable>], reason: GcReason) {
-        let start = Instant::now();
+    fn pause(&self, handles: &[Arc<RootTable>], reason: GcReason, start: Instant) {
+        self.counters.record_safepoint(start.elapsed());
         let number = self.counters.collections.load(Relaxed) + 1;
         let mut panics = self.finish_sweeping();
         self.events.emit(&mut panics, || GcEvent::CollectionStart {
             number,
             reason,
             heap_bytes: self.resource.committed_pages() * PAGE_SIZE,
+            allocated_bytes: self.sizer.allocated(),
+            target_bytes: self.sizer.target() as usize,
         });
 
         let marking = catch_unwind(AssertUnwindSafe(|| {
@@ -238,10 +229,6 @@ impl<E: Embedder> HeapCore<E> {
             large_panic.call(|| self.embedder.on_free(ObjRef::from_addr(a)))
         });
         panics.merge(large_panic);
-        let live_large = (self.large.stats(&self.table).pages * PAGE_SIZE) as f64;
-        let budget =
-            (live_large * (self.config.growth_factor - 1.0)).max(self.config.large_initial as f64);
-        self.large_budget.store(budget as u64, Relaxed);
         for p in self.pools.iter() {
             p.begin_cycle(&self.table);
         }
@@ -260,7 +247,16 @@ impl<E: Embedder> HeapCore<E> {
         self.counters
             .last_marked_bytes
             .store(marked.bytes as u64, Relaxed);
-        self.events.size_target(&mut panics, self.size_target());
+        let pause = start.elapsed();
+        let decision = self.sizer.after_collection(&CollectionSample {
+            live_bytes: marked.bytes as u64,
+            pause_start: start,
+            pause,
+            sweep_total: Duration::from_nanos(self.counters.lazy_sweep_ns.load(Relaxed)),
+        });
+        self.update_trim_target();
+        self.events
+            .size_target(&mut panics, decision.target_bytes as usize);
         let pause = start.elapsed();
         self.counters.record_pause(pause);
         self.events.emit(&mut panics, || GcEvent::CollectionEnd {
@@ -270,6 +266,8 @@ impl<E: Embedder> HeapCore<E> {
             heap_bytes: self.resource.committed_pages() * PAGE_SIZE,
             pause,
             finalizers_queued: marked.finalizers,
+            target_bytes: decision.target_bytes as usize,
+            allocation_rate: decision.allocation_rate,
         });
         // The pause completed, so the heap stays consistent; now report.
         if let Some(e) = verdict {
@@ -290,21 +288,13 @@ impl<E: Embedder> HeapCore<E> {
         self.large.clear_marks(&self.table);
     }
 
-    /// Allocates a large object, or says why it cannot right now.
-    pub fn alloc_large(
-        &self,
-        size: usize,
-        flags: AllocFlags,
-        may_collect: bool,
-    ) -> Result<usize, LargeFailure> {
-        if may_collect
-            && self.large.bytes_since_gc() + size as u64 > self.large_budget.load(Relaxed)
-        {
-            return Err(LargeFailure::NeedCollection);
-        }
-        self.large
-            .alloc(&self.table, &self.resource, size, flags)
-            .ok_or(LargeFailure::Exhausted)
+    /// Allocates a large object (counted against the heap's allowance);
+    /// `None` when no span of pages is free.
+    pub fn alloc_large(&self, size: usize, flags: AllocFlags) -> Option<usize> {
+        let a = self.large.alloc(&self.table, &self.resource, size, flags)?;
+        self.sizer
+            .add((size.div_ceil(PAGE_SIZE) * PAGE_SIZE) as u64);
+        Some(a)
     }
 
     /// `addr` as an object of this heap, or a foreign-pointer error.

@@ -11,12 +11,17 @@ pub struct GcCounters {
     pub collections: AtomicU64,
     pub mark_ns: AtomicU64,
     pub sweep_ns: AtomicU64,
+    /// Sweeping done in allocation slow paths (outside pauses).
+    pub lazy_sweep_ns: AtomicU64,
     pub last_marked: AtomicU64,
     pub last_marked_bytes: AtomicU64,
     /// Every stop-the-world pause, in nanoseconds.
     pub pauses: Mutex<Histogram<u64>>,
     /// Every lazy sweep step taken in an allocation slow path, in nanoseconds.
     pub sweep_steps: Mutex<Histogram<u64>>,
+    /// Time from a collection's stop request until every mutator had
+    /// reached a safepoint (part of the pause), in nanoseconds.
+    pub safepoints: Mutex<Histogram<u64>>,
 }
 
 /// A distribution summary.
@@ -39,10 +44,12 @@ impl Default for GcCounters {
             collections: AtomicU64::new(0),
             mark_ns: AtomicU64::new(0),
             sweep_ns: AtomicU64::new(0),
+            lazy_sweep_ns: AtomicU64::new(0),
             last_marked: AtomicU64::new(0),
             last_marked_bytes: AtomicU64::new(0),
             pauses: h(),
             sweep_steps: h(),
+            safepoints: h(),
         }
     }
 }
@@ -58,7 +65,12 @@ impl GcCounters {
 
     pub fn record_sweep_step(&self, d: Duration) {
         self.add_sweep(d);
+        self.lazy_sweep_ns.fetch_add(nanos(d), Relaxed);
         self.sweep_steps.lock().saturating_record(nanos(d).max(1));
+    }
+
+    pub fn record_safepoint(&self, d: Duration) {
+        self.safepoints.lock().saturating_record(nanos(d).max(1));
     }
 
     pub fn record_pause(&self, d: Duration) {

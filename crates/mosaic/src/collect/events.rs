@@ -4,9 +4,8 @@
 //!
 //! `CollectionStart`, `MarkEnd` and `CollectionEnd` are emitted inside the
 //! pause on the collecting thread, every other mutator stopped.
-//! `HeapResize` is emitted where the growth policy changes the heap's size
-//! target: at the end of a pause, or on the mutator thread whose lazy sweep
-//! finished a pool's cycle (concurrently with other mutators). A listener
+//! `HeapResize` is emitted at the end of a pause when the heap policy
+//! changed the heap's target (`collect/heap_sizing.rs`). A listener
 //! must not allocate in the heap or collect; a panic in it is caught and
 //! continues once the heap is consistent, like other callbacks.
 
@@ -22,7 +21,8 @@ use super::callbacks::PanicSlot;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum GcReason {
-    /// A size pool (or the large-object space) reached its budget.
+    /// The bytes allocated since the last collection reached the heap's
+    /// allowance (heap target − live bytes after the last collection).
     Allocation = 0,
     /// The embedder asked (`Mutator::collect`).
     Explicit = 1,
@@ -42,13 +42,17 @@ pub enum GcEvent {
         reason: GcReason,
         /// Heap memory committed (bytes of pages in use or cached).
         heap_bytes: usize,
+        /// Bytes allocated since the previous collection.
+        allocated_bytes: u64,
+        /// The heap target in force (what the allowance was computed from).
+        target_bytes: usize,
     },
     /// Marking is complete (strong, ephemeron and finalizer closure).
     MarkEnd {
         number: u64,
         /// Objects marked: the live objects, plus those kept for finalizers.
         marked_objects: u64,
-        /// Their bytes (slot sizes; a large object's requested size).
+        /// Their bytes (slot sizes; a large object's whole pages).
         marked_bytes: u64,
         mark_time: Duration,
     },
@@ -64,10 +68,15 @@ pub enum GcEvent {
         pause: Duration,
         /// Finalizers this collection queued.
         finalizers_queued: usize,
+        /// The heap target the policy set for the next cycle: the next
+        /// collection is due after `target_bytes − live_bytes` more bytes.
+        target_bytes: usize,
+        /// Allocation rate the policy measured, bytes per second of mutator
+        /// time (smoothed).
+        allocation_rate: f64,
     },
-    /// The growth policy changed the heap's size target: the bytes the
-    /// pools and the large-object space may use before the next collection
-    /// (never more than the maximum heap).
+    /// The heap policy changed the heap's target (never more than the
+    /// maximum heap).
     HeapResize { old_bytes: usize, new_bytes: usize },
 }
 

@@ -90,11 +90,22 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                     size,
                 )
             }
-            PageKind::LargeHead => (d, 0, self.base + (page << PAGE_SHIFT), d.large_size()),
+            // A large object occupies whole pages: they are its live bytes.
+            PageKind::LargeHead => (
+                d,
+                0,
+                self.base + (page << PAGE_SHIFT),
+                d.span() << PAGE_SHIFT,
+            ),
             PageKind::LargeTail => {
                 let head = d.span();
                 let hd = self.table.desc(head);
-                (hd, 0, self.base + (head << PAGE_SHIFT), hd.large_size())
+                (
+                    hd,
+                    0,
+                    self.base + (head << PAGE_SHIFT),
+                    hd.span() << PAGE_SHIFT,
+                )
             }
             PageKind::Free => return,
         };

@@ -14,6 +14,7 @@
 //! | `ephemeron.rs` | ephemeron objects and their linear fixed point |
 //! | `finalize.rs` | finalizer registrations, ordered and unordered choice, the ready queue |
 //! | `events.rs` | GC events and the listener |
+//! | `heap_sizing.rs` | when to collect: the heap target, allowance and the fixed / proportional / adaptive policies |
 //!
 //! A pause: finish sweeping the previous cycle (so every alloc bit is exact)
 //! → mark (`closure.rs`: strong roots, then the weak semantics) → verify (if asked) → sweep
@@ -28,17 +29,19 @@ mod ephemeron;
 mod events;
 mod finalize;
 mod handles;
+mod heap_sizing;
 mod mark;
 mod roots;
 mod verify;
 mod weak;
 
-pub use self::core::{HeapCore, LargeFailure};
+pub use self::core::HeapCore;
 pub use callbacks::{in_callback, inside_callback};
 pub use counters::{Distribution, GcCounters};
 pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};
 pub use events::{GcEvent, GcReason};
 pub use finalize::FinalizerOrder;
+pub use heap_sizing::HeapDecision;
 pub use roots::{Root, RootTable};
 pub use weak::{SlotError, WeakKind, WeakRoot};

@@ -1,17 +1,22 @@
-//! Heap growth, decided per pool when that pool finishes sweeping (seed 000).
+//! How the heap's pages are shared among pools, decided per pool when that
+//! pool finishes sweeping (seed 000). When to collect is the heap's
+//! decision (`collect/heap_sizing.rs`), never a pool's.
 //!
 //! After marking we only know how many slots are marked; after sweeping a
 //! pool we know exactly how many of *its* slots are live and free, and how
 //! many it handed out since the previous collection. The decision sets the
-//! pool's page **budget**: a pool that needs a page while it holds `budget`
-//! pages asks for a collection instead of growing.
+//! pool's page **budget**: a pool under its budget takes a fresh page after
+//! a bounded lazy sweep; a pool holding `budget` pages first sweeps all of
+//! its unswept pages and uses their free slots ("runs full"), and only then
+//! takes fresh pages (while the heap is under its target).
 //!
 //! | situation after sweeping | decision | new budget |
 //! |---|---|---|
 //! | free ratio < `free_min`, pool churned (handed out ≥ `stable_ratio` of its slots since the last GC) | `Grow` | `pages × factor`, at most `pages + max_growth` |
 //! | free ratio < `free_min`, pool barely allocated | `Stable` | unchanged: a stable pool may run very full |
 //! | free ratio > `free_max` | `Shrink` | enough pages for the live slots at `free_goal`, never below the initial budget |
-//! | otherwise | `Keep` | unchanged |
+//! | free ratio > `free_max`, budget already at the goal | `Keep` | unchanged |
+//! | otherwise (comfortable) | `Keep` | at least the pages it holds: its free slots are used before it takes more |
 
 use crate::space::PAGE_SIZE;
 
@@ -90,8 +95,10 @@ pub fn decide(p: &GrowthPolicy, s: &CycleSample) -> (usize, Decision) {
         if target < s.budget {
             return (target, Decision::Shrink);
         }
+        return (s.budget.max(floor), Decision::Keep);
     }
-    (s.budget.max(floor), Decision::Keep)
+    // A comfortable pool keeps the pages it has as its share.
+    (s.budget.max(s.pages).max(floor), Decision::Keep)
 }
 
 #[cfg(test)]
@@ -169,5 +176,10 @@ mod tests {
             (12, Decision::Keep)
         );
         assert_eq!(decide(&P, &sample(0, 0, 0, 0, 2)), (5, Decision::Keep));
+        // A pool that took fresh pages past its budget keeps them as its share.
+        assert_eq!(
+            decide(&P, &sample(6_000, 4_000, 8_000, 10, 5)),
+            (10, Decision::Keep)
+        );
     }
 }

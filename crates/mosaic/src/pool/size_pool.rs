@@ -70,8 +70,6 @@ pub struct PoolCounters {
 pub enum Acquired {
     /// A page with at least one free slot, now owned by the caller.
     Page(usize),
-    /// The pool is at its budget with nothing left to sweep: collect first.
-    NeedCollection,
     /// The page resource has no page left (the heap is at its maximum).
     Exhausted,
 }
@@ -114,16 +112,13 @@ impl SizePool {
         }
     }
 
-    /// Finds a page with free slots for a mutator: an available page, else a
-    /// lazily swept one (at most `sweep_budget` pages swept while the pool may
-    /// still grow), else a fresh page if the pool is under its budget (or
-    /// `force_grow`), else — after sweeping everything left — a collection.
-    pub fn acquire(
-        &self,
-        cx: &mut SweepCtx<'_>,
-        sweep_budget: usize,
-        force_grow: bool,
-    ) -> Acquired {
+    /// Finds a page with free slots for a mutator: an available page, else
+    /// a lazily swept one (at most `sweep_budget` pages swept while the pool
+    /// is under its page budget; every unswept page first once it is at its
+    /// budget), else a fresh page from the page resource, else — after
+    /// sweeping everything left — `Exhausted`. Whether the heap should
+    /// collect first is not the pool's question (`collect/heap_sizing.rs`).
+    pub fn acquire(&self, cx: &mut SweepCtx<'_>, sweep_budget: usize) -> Acquired {
         let mut swept_here = 0;
         let mut must_sweep = false;
         loop {
@@ -131,7 +126,7 @@ impl SizePool {
             if let Some(p) = st.available.pop() {
                 return Acquired::Page(p as usize);
             }
-            let at_budget = st.pages.len() + st.unswept.len() >= st.budget && !force_grow;
+            let at_budget = st.pages.len() + st.unswept.len() >= st.budget;
             if swept_here < sweep_budget || at_budget || must_sweep {
                 if let Some(p) = st.unswept.pop() {
                     self.unswept_len.store(st.unswept.len(), Relaxed);
@@ -147,9 +142,6 @@ impl SizePool {
                     }
                     continue;
                 }
-            }
-            if at_budget {
-                return Acquired::NeedCollection;
             }
             drop(st);
             match cx.resource.acquire_page(cx.table) {
@@ -294,7 +286,9 @@ impl SizePool {
         st.budget.saturating_sub(held).min(held)
     }
 
-    /// Pages the pool may hold before it asks for a collection.
+    /// Pages the pool may hold before it must sweep all its pages before
+    /// taking a fresh one.
+    #[cfg(test)]
     pub fn budget_pages(&self) -> usize {
         self.state.lock().budget
     }
@@ -354,7 +348,7 @@ mod tests {
     }
 
     #[test]
-    fn pool_grows_to_budget_then_asks_for_collection_then_sweeps_lazily() {
+    fn pool_at_budget_sweeps_everything_before_taking_fresh_pages() {
         let t = PageTable::new(64).unwrap();
         let r = PageResource::new(&t, t.npages());
         let mut rel = ReleaseBuffer::default();
@@ -364,7 +358,7 @@ mod tests {
         let mut nop = |_| {};
         let mut cx = ctx(&t, &r, &mut rel, &mut nop);
         for _ in 0..4 {
-            match pool.acquire(&mut cx, 2, false) {
+            match pool.acquire(&mut cx, 2) {
                 Acquired::Page(p) => {
                     t.desc(p).alloc.set_range(0, 1024);
                     got.push(p)
@@ -373,12 +367,11 @@ mod tests {
             }
         }
         pool.note_allocated(4096);
-        assert_eq!(pool.acquire(&mut cx, 2, false), Acquired::NeedCollection);
         // "Mark" half of page 0 and nothing of the others; start a cycle.
         t.desc(got[0]).mark.set_range(0, 512);
         pool.begin_cycle(&t);
         // The lazy sweep finds free slots on the first page it sweeps.
-        let Acquired::Page(p) = pool.acquire(&mut cx, 2, false) else {
+        let Acquired::Page(p) = pool.acquire(&mut cx, 2) else {
             panic!()
         };
         assert_eq!(
@@ -404,15 +397,59 @@ mod tests {
     }
 
     #[test]
-    fn force_grow_passes_the_budget_and_exhaustion_is_reported() {
+    fn a_pool_at_budget_with_nothing_to_sweep_still_gets_pages_until_exhaustion() {
         let t = PageTable::new(2).unwrap();
         let r = PageResource::new(&t, t.npages());
         let mut rel = ReleaseBuffer::default();
         let mut nop = |_| {};
         let mut cx = ctx(&t, &r, &mut rel, &mut nop);
-        let pool = SizePool::new(0, 8192, &POLICY); // 8 slots per page, budget 512 pages
-        assert!(matches!(pool.acquire(&mut cx, 1, false), Acquired::Page(0)));
-        assert!(matches!(pool.acquire(&mut cx, 1, true), Acquired::Page(1)));
-        assert_eq!(pool.acquire(&mut cx, 1, true), Acquired::Exhausted);
+        let policy = GrowthPolicy {
+            initial_slots: 1,
+            ..POLICY
+        };
+        let pool = SizePool::new(0, 8192, &policy); // 8 slots per page, budget 1 page
+        assert_eq!(pool.budget_pages(), 1);
+        assert!(matches!(pool.acquire(&mut cx, 1), Acquired::Page(0)));
+        assert!(matches!(pool.acquire(&mut cx, 1), Acquired::Page(1)));
+        assert_eq!(pool.acquire(&mut cx, 1), Acquired::Exhausted);
+    }
+
+    #[test]
+    fn a_pool_at_budget_sweeps_all_its_pages_before_taking_a_fresh_one() {
+        let t = PageTable::new(16).unwrap();
+        let r = PageResource::new(&t, t.npages());
+        let mut rel = ReleaseBuffer::default();
+        let mut nop = |_| {};
+        let mut cx = ctx(&t, &r, &mut rel, &mut nop);
+        let pool = SizePool::new(
+            0,
+            8192,
+            &GrowthPolicy {
+                initial_slots: 32,
+                ..POLICY
+            },
+        ); // budget 4
+        let mut got = vec![];
+        for _ in 0..4 {
+            let Acquired::Page(p) = pool.acquire(&mut cx, 1) else {
+                panic!()
+            };
+            t.desc(p).alloc.set_range(0, 8);
+            got.push(p);
+        }
+        // Every page full and marked except the first, which gets one free
+        // slot (the lazy sweep takes the last pages first).
+        for &p in &got {
+            t.desc(p).mark.set_range(0, 8);
+        }
+        t.desc(got[0]).mark.clear(7);
+        pool.begin_cycle(&t);
+        // At its budget, the pool sweeps past the sweep budget (1) to the
+        // page with a free slot instead of taking a fresh page.
+        let Acquired::Page(p) = pool.acquire(&mut cx, 1) else {
+            panic!()
+        };
+        assert_eq!(p, got[0]);
+        assert_eq!(cx.swept, 4);
     }
 }

@@ -23,7 +23,6 @@ pub struct LargeSpace {
     heads: Mutex<Vec<u32>>,
     allocated_bytes: AtomicU64,
     freed_bytes: AtomicU64,
-    since_gc_bytes: AtomicU64,
 }
 
 /// Counters of the large-object space.
@@ -68,7 +67,6 @@ impl LargeSpace {
         }
         self.heads.lock().push(head as u32);
         self.allocated_bytes.fetch_add(size as u64, Relaxed);
-        self.since_gc_bytes.fetch_add(size as u64, Relaxed);
         Some(table.page_addr(head))
     }
 
@@ -109,7 +107,6 @@ impl LargeSpace {
             }
             res.release_span_clean(table, h, pages);
         }
-        self.since_gc_bytes.store(0, Relaxed);
         dead.len()
     }
 
@@ -125,11 +122,6 @@ impl LargeSpace {
     pub fn objects(&self, table: &PageTable) -> Vec<usize> {
         let heads = self.heads.lock();
         heads.iter().map(|&h| table.page_addr(h as usize)).collect()
-    }
-
-    /// Bytes of large objects allocated since the last collection.
-    pub fn bytes_since_gc(&self) -> u64 {
-        self.since_gc_bytes.load(Relaxed)
     }
 
     pub fn stats(&self, table: &PageTable) -> LargeStats {

@@ -96,12 +96,13 @@ pub fn heap(config: Config) -> TestHeap {
     Heap::new(config, TestVm::default()).expect("heap")
 }
 
-/// A small heap that collects often: tiny initial pools.
+/// A small heap that collects often: a 256 KiB minimum target, tiny
+/// initial pools.
 pub fn small_config() -> Config {
     Config {
         max_heap: 256 << 20,
+        heap_min: 256 << 10,
         initial_slots: 64,
-        large_initial: 1 << 20,
         ..Config::default()
     }
 }

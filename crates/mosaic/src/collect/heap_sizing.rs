@@ -1,0 +1,308 @@
+//! When to collect: the heap's target, its allowance, and the policies that
+//! set them after every collection.
+//!
+//! The heap as a whole decides when to collect; the pools only decide how
+//! the heap's pages are shared (`pool/growth.rs`). After each collection the
+//! policy sets the heap **target** from the bytes found live `L`; the
+//! **allowance** is `target − L`, and the next collection is due once the
+//! bytes allocated since this one (small-object runs and large objects, as
+//! mutators report them) reach it.
+//!
+//! | policy | target after a collection |
+//! |---|---|
+//! | `Fixed` | `max_heap`: use the whole configured heap, collect when it is full |
+//! | `Proportional { k }` | `max(L × (1 + k), heap_min)` (Go's `GOGC = 100·k`) |
+//! | `Adaptive { scale }` | `max(L + sqrt(L × scale × g / s), heap_min)` (MemBalancer) |
+//!
+//! Every target is capped at `max_heap`, and the allowance is never below
+//! [`MIN_ALLOWANCE`] (a heap nearly full of live data collects often, and an
+//! allocation that finds no page gets `OutOfMemory` after one collection).
+//! Before the first collection the target is `heap_min` (fixed: `max_heap`).
+//!
+//! The adaptive policy is the square-root rule of MemBalancer (Kirisame,
+//! Shenoy, Panchekha, PLDI 2022): `g` is the allocation rate (bytes
+//! allocated per second of mutator time between two collections) and `s`
+//! the collection speed (bytes found live per second of collector time:
+//! the pause, plus the lazy sweep steps since the previous collection).
+//! Both are smoothed: each is a ratio of exponentially weighted byte and
+//! time totals (weight [`SMOOTHING`] on the newest sample), so one odd
+//! cycle does not swing the heap. `scale` (bytes) is the tuning constant
+//! (the paper's `1/c`): when allocation and collection run at the same
+//! speed, a heap with `scale` live bytes gets as much again as headroom.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::config::HeapPolicy;
+
+/// Smallest allowance a collection grants (bytes).
+pub const MIN_ALLOWANCE: u64 = 256 << 10;
+
+/// Weight of the newest sample in the adaptive policy's smoothed rates.
+pub const SMOOTHING: f64 = 0.5;
+
+/// What the heap policy decided at the end of a collection, for stats and
+/// events: why the next collection will come when it does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeapDecision {
+    /// The policy that decided.
+    pub policy: HeapPolicy,
+    /// Bytes found live by the collection (slot sizes, large objects).
+    pub live_bytes: u64,
+    /// Bytes allocated between the previous collection and this one.
+    pub allocated_bytes: u64,
+    /// The new target: live bytes plus the allowance, at most `max_heap`.
+    pub target_bytes: u64,
+    /// Bytes that may be allocated before the next collection.
+    pub allowance_bytes: u64,
+    /// Allocation rate, bytes per second of mutator time (smoothed).
+    pub allocation_rate: f64,
+    /// Collection speed, live bytes per second of collector time (smoothed).
+    pub collection_speed: f64,
+}
+
+/// The heap's collection trigger and its policy.
+pub struct HeapSizer {
+    policy: HeapPolicy,
+    min: u64,
+    max: u64,
+    /// Bytes allocated since the last collection.
+    allocated: AtomicU64,
+    /// Allocation that makes the next collection due.
+    allowance: AtomicU64,
+    target: AtomicU64,
+    state: Mutex<State>,
+}
+
+struct State {
+    /// When the last pause ended (or the heap was created).
+    last_end: Instant,
+    /// Collector time (lazy sweeping) counted at the last pause's end.
+    sweep_at_end: Duration,
+    /// Exponentially weighted totals for the allocation rate and collection speed.
+    alloc_bytes: f64,
+    alloc_secs: f64,
+    gc_bytes: f64,
+    gc_secs: f64,
+    last: Option<HeapDecision>,
+}
+
+/// One collection as the policy sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct CollectionSample {
+    pub live_bytes: u64,
+    /// When the pause began (stop requested) and how long it took.
+    pub pause_start: Instant,
+    pub pause: Duration,
+    /// Total lazy sweep time of the heap so far.
+    pub sweep_total: Duration,
+}
+
+impl HeapSizer {
+    pub fn new(policy: HeapPolicy, heap_min: usize, max_heap: usize) -> Self {
+        let max = max_heap as u64;
+        let min = (heap_min as u64).min(max);
+        let target = match policy {
+            HeapPolicy::Fixed => max,
+            _ => min,
+        };
+        HeapSizer {
+            policy,
+            min,
+            max,
+            allocated: AtomicU64::new(0),
+            allowance: AtomicU64::new(target.max(MIN_ALLOWANCE)),
+            target: AtomicU64::new(target),
+            state: Mutex::new(State {
+                last_end: Instant::now(),
+                sweep_at_end: Duration::ZERO,
+                alloc_bytes: 0.0,
+                alloc_secs: 0.0,
+                gc_bytes: 0.0,
+                gc_secs: 0.0,
+                last: None,
+            }),
+        }
+    }
+
+    /// Counts `bytes` just allocated.
+    #[inline]
+    pub fn add(&self, bytes: u64) {
+        if bytes != 0 {
+            self.allocated.fetch_add(bytes, Relaxed);
+        }
+    }
+
+    /// Whether the allocation since the last collection has used up the
+    /// allowance.
+    #[inline]
+    pub fn due(&self) -> bool {
+        self.allocated.load(Relaxed) >= self.allowance.load(Relaxed)
+    }
+
+    /// Whether allocating `bytes` more would pass the allowance (a large
+    /// object is checked before it is allocated).
+    #[inline]
+    pub fn would_exceed(&self, bytes: u64) -> bool {
+        self.allocated.load(Relaxed).saturating_add(bytes) > self.allowance.load(Relaxed)
+    }
+
+    /// Bytes allocated since the last collection.
+    pub fn allocated(&self) -> u64 {
+        self.allocated.load(Relaxed)
+    }
+
+    /// The current heap target in bytes.
+    pub fn target(&self) -> u64 {
+        self.target.load(Relaxed)
+    }
+
+    pub fn policy(&self) -> HeapPolicy {
+        self.policy
+    }
+
+    /// The last decision, if a collection has happened.
+    pub fn last_decision(&self) -> Option<HeapDecision> {
+        self.state.lock().last
+    }
+
+    /// Applies the policy after a collection (inside the pause, every
+    /// mutator stopped and flushed): sets the new target and allowance and
+    /// restarts the allocation count.
+    pub fn after_collection(&self, s: &CollectionSample) -> HeapDecision {
+        let mut st = self.state.lock();
+        let allocated = self.allocated.swap(0, Relaxed);
+        let swept = s.sweep_total.saturating_sub(st.sweep_at_end);
+        let interval = s.pause_start.saturating_duration_since(st.last_end);
+        let mutator = interval.saturating_sub(swept);
+        let collector = s.pause + swept;
+        smooth(&mut st.alloc_bytes, allocated as f64);
+        smooth(&mut st.alloc_secs, mutator.as_secs_f64());
+        smooth(&mut st.gc_bytes, s.live_bytes as f64);
+        smooth(&mut st.gc_secs, collector.as_secs_f64());
+        let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
+        let g = rate(st.alloc_bytes, st.alloc_secs);
+        let speed = rate(st.gc_bytes, st.gc_secs);
+        let live = s.live_bytes;
+        let target = self.target_for(live, g, speed);
+        let allowance = target.saturating_sub(live).max(MIN_ALLOWANCE);
+        self.target.store(target, Relaxed);
+        self.allowance.store(allowance, Relaxed);
+        st.last_end = s.pause_start + s.pause;
+        st.sweep_at_end = s.sweep_total;
+        let d = HeapDecision {
+            policy: self.policy,
+            live_bytes: live,
+            allocated_bytes: allocated,
+            target_bytes: target,
+            allowance_bytes: allowance,
+            allocation_rate: g,
+            collection_speed: speed,
+        };
+        st.last = Some(d);
+        d
+    }
+
+    /// The policy's formula (see the module docs), capped at `max_heap`.
+    fn target_for(&self, live: u64, g: f64, s: f64) -> u64 {
+        let want = match self.policy {
+            HeapPolicy::Fixed => return self.max,
+            HeapPolicy::Proportional { k } => live as f64 * (1.0 + k),
+            HeapPolicy::Adaptive { scale } => {
+                // Without a speed yet (a first, instant collection), be generous.
+                let ratio = if s > 0.0 && g > 0.0 { g / s } else { 1.0 };
+                live as f64 + (live as f64 * scale as f64 * ratio).sqrt()
+            }
+        };
+        (want as u64).max(self.min).min(self.max)
+    }
+}
+
+fn smooth(acc: &mut f64, sample: f64) {
+    *acc = if *acc == 0.0 {
+        sample
+    } else {
+        *acc * (1.0 - SMOOTHING) + sample * SMOOTHING
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    fn sample(live: u64, at: Instant, pause_ms: u64) -> CollectionSample {
+        CollectionSample {
+            live_bytes: live,
+            pause_start: at,
+            pause: Duration::from_millis(pause_ms),
+            sweep_total: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn fixed_uses_the_whole_heap() {
+        let h = HeapSizer::new(HeapPolicy::Fixed, 4 << 20, 100 << 20);
+        assert_eq!(h.target(), 100 * MIB);
+        h.add(99 * MIB);
+        assert!(!h.due());
+        h.add(MIB);
+        assert!(h.due());
+        let d = h.after_collection(&sample(40 * MIB, Instant::now(), 1));
+        assert_eq!((d.target_bytes, d.allowance_bytes), (100 * MIB, 60 * MIB));
+        assert_eq!(d.allocated_bytes, 100 * MIB);
+        assert_eq!(h.allocated(), 0);
+    }
+
+    #[test]
+    fn proportional_is_live_times_one_plus_k_with_floor_and_cap() {
+        let h = HeapSizer::new(HeapPolicy::Proportional { k: 1.0 }, 4 << 20, 100 << 20);
+        assert_eq!(h.target(), 4 * MIB);
+        let t = Instant::now();
+        assert_eq!(
+            h.after_collection(&sample(10 * MIB, t, 1)).target_bytes,
+            20 * MIB
+        );
+        assert_eq!(h.after_collection(&sample(MIB, t, 1)).target_bytes, 4 * MIB);
+        let d = h.after_collection(&sample(80 * MIB, t, 1));
+        assert_eq!(d.target_bytes, 100 * MIB);
+        assert_eq!(d.allowance_bytes, 20 * MIB);
+        // A heap full of live data still gets the minimum allowance.
+        let d = h.after_collection(&sample(100 * MIB, t, 1));
+        assert_eq!(d.allowance_bytes, MIN_ALLOWANCE);
+    }
+
+    #[test]
+    fn adaptive_headroom_grows_with_the_square_root_of_live_and_rate_ratio() {
+        let h = HeapSizer::new(HeapPolicy::Adaptive { scale: 64 << 20 }, 1 << 20, 1 << 40);
+        let t0 = Instant::now();
+        // 64 MiB allocated in 1 s of mutator time; 64 MiB live found in 1 s:
+        // g = s, so the headroom is sqrt(L × scale) = L when L = scale.
+        h.add(64 * MIB);
+        let d = h.after_collection(&CollectionSample {
+            live_bytes: 64 * MIB,
+            pause_start: t0 + Duration::from_secs(1),
+            pause: Duration::from_secs(1),
+            sweep_total: Duration::ZERO,
+        });
+        let near = |x: f64, want: u64| (x - want as f64).abs() < MIB as f64;
+        assert!(near(d.allocation_rate, 64 * MIB), "{d:?}");
+        assert!(near(d.target_bytes as f64, 128 * MIB), "{d:?}");
+        // Four times the live data: the headroom only doubles.
+        h.add(64 * MIB);
+        let d = h.after_collection(&CollectionSample {
+            live_bytes: 256 * MIB,
+            pause_start: t0 + Duration::from_secs(3),
+            pause: Duration::from_secs(4),
+            sweep_total: Duration::ZERO,
+        });
+        // Smoothed: g = 64 MiB/s still, s = (64+256)/2 MiB over (1+4)/2 s = 64 MiB/s.
+        assert!(
+            near((d.target_bytes - d.live_bytes) as f64, 128 * MIB),
+            "{d:?}"
+        );
+    }
+}

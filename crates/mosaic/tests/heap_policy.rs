@@ -1,0 +1,223 @@
+//! The heap decides when to collect: each policy's target is honoured
+//! (collections come when the allowance is used up, never above the
+//! maximum heap), collections get rarer as the heap grows, and a big pool
+//! judged stable no longer collects once per page.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use mosaic::{Config, GcEvent, GcReason, HeapPolicy, PAGE_SIZE};
+use parking_lot::Mutex;
+
+const MIB: usize = 1 << 20;
+
+/// Slack between the allowance running out and the collection starting:
+/// a mutator counts its allocation 32 KiB at a time, and finishes the
+/// page run it is in.
+const SLACK: u64 = 32 << 10;
+
+struct Run {
+    collections: u64,
+    /// (allocated, target in force) at each allocation-triggered start.
+    starts: Vec<(u64, usize)>,
+    /// (target, live) at each end.
+    ends: Vec<(usize, u64)>,
+    max_committed: usize,
+}
+
+/// Keeps `live` bytes of pairs reachable and allocates `garbage` bytes of
+/// pairs that die at once.
+fn churn(config: Config, live: usize, garbage: usize) -> Run {
+    let max_heap = config.max_heap;
+    let heap = heap(config);
+    let log: Arc<Mutex<Vec<GcEvent>>> = Arc::default();
+    let l = log.clone();
+    heap.set_event_listener(Some(Box::new(move |e: &GcEvent| l.lock().push(*e))));
+    let mut m = heap.mutator().unwrap();
+    let keep = m.empty_root();
+    for i in 0..live / 32 {
+        let p = new_pair(&mut m, i as u64, keep.get(), None).unwrap();
+        keep.set(Some(p));
+    }
+    for i in 0..garbage / 32 {
+        new_pair(&mut m, i as u64, None, None).unwrap();
+    }
+    let events = log.lock().clone();
+    let mut run = Run {
+        collections: heap.stats().collections,
+        starts: vec![],
+        ends: vec![],
+        max_committed: 0,
+    };
+    for e in events {
+        match e {
+            GcEvent::CollectionStart {
+                reason: GcReason::Allocation,
+                allocated_bytes,
+                target_bytes,
+                heap_bytes,
+                ..
+            } => {
+                run.starts.push((allocated_bytes, target_bytes));
+                run.max_committed = run.max_committed.max(heap_bytes);
+            }
+            GcEvent::CollectionEnd {
+                target_bytes,
+                live_bytes,
+                heap_bytes,
+                ..
+            } => {
+                run.ends.push((target_bytes, live_bytes));
+                run.max_committed = run.max_committed.max(heap_bytes);
+            }
+            _ => {}
+        }
+    }
+    let s = heap.stats();
+    run.max_committed = run.max_committed.max(s.committed_bytes);
+    assert!(run.max_committed <= max_heap, "committed above the maximum");
+    run
+}
+
+/// Every allocation-triggered collection after the first started once the
+/// allowance set by the previous one was used up, and not much later.
+fn assert_collections_near_target(run: &Run) {
+    assert!(run.starts.len() >= 3, "{} collections", run.collections);
+    for (i, &(allocated, target)) in run.starts.iter().enumerate().skip(1) {
+        let (t, live) = run.ends[i - 1];
+        assert_eq!(target, t);
+        let allowance = (t as u64 - live).max(256 << 10);
+        assert!(
+            allocated >= allowance && allocated <= allowance + SLACK + PAGE_SIZE as u64,
+            "collection {i}: allocated {allocated}, allowance {allowance}"
+        );
+    }
+}
+
+#[test]
+fn fixed_policy_fills_the_configured_heap_before_collecting() {
+    let run = churn(
+        Config {
+            heap_policy: HeapPolicy::Fixed,
+            max_heap: 16 * MIB,
+            ..Config::default()
+        },
+        2 * MIB,
+        64 * MIB,
+    );
+    assert_collections_near_target(&run);
+    assert!(run.ends.iter().all(|&(t, _)| t == 16 * MIB));
+    // About 64 MiB of garbage in 14 MiB allowances.
+    assert!((4..=8).contains(&run.collections), "{}", run.collections);
+}
+
+#[test]
+fn proportional_policy_targets_live_times_one_plus_k() {
+    let run = churn(
+        Config {
+            heap_policy: HeapPolicy::Proportional { k: 0.5 },
+            heap_min: MIB,
+            ..Config::default()
+        },
+        4 * MIB,
+        64 * MIB,
+    );
+    assert_collections_near_target(&run);
+    for &(target, live) in &run.ends {
+        let want = ((live as f64 * 1.5) as usize).max(MIB);
+        assert_eq!(target, want);
+    }
+    // Once the live set is built: 64 MiB of garbage in 2 MiB allowances.
+    assert!((30..=50).contains(&run.collections), "{}", run.collections);
+}
+
+#[test]
+fn adaptive_policy_collections_come_at_its_targets() {
+    let scale = 8 * MIB;
+    let run = churn(
+        Config {
+            heap_policy: HeapPolicy::Adaptive { scale },
+            heap_min: MIB,
+            ..Config::default()
+        },
+        8 * MIB,
+        64 * MIB,
+    );
+    assert_collections_near_target(&run);
+    for &(target, live) in run.ends.iter().skip(1) {
+        assert!(target as u64 > live, "headroom above live");
+    }
+}
+
+#[test]
+fn adaptive_target_follows_the_square_root_rule_from_its_own_measurements() {
+    let scale = 8 * MIB;
+    let heap = heap(Config {
+        heap_policy: HeapPolicy::Adaptive { scale },
+        heap_min: MIB,
+        ..Config::default()
+    });
+    let mut m = heap.mutator().unwrap();
+    let keep = m.empty_root();
+    for i in 0..(4 * MIB / 32) as u64 {
+        let p = new_pair(&mut m, i, keep.get(), None).unwrap();
+        keep.set(Some(p));
+    }
+    for i in 0..(32 * MIB / 32) as u64 {
+        new_pair(&mut m, i, None, None).unwrap();
+    }
+    let d = heap.stats().last_heap_decision.expect("collected");
+    assert!(d.allocation_rate > 0.0 && d.collection_speed > 0.0, "{d:?}");
+    let headroom =
+        (d.live_bytes as f64 * scale as f64 * d.allocation_rate / d.collection_speed).sqrt();
+    let want = (d.live_bytes as f64 + headroom).max(MIB as f64) as u64;
+    assert!(d.target_bytes.abs_diff(want) <= 1, "{d:?}: want {want}");
+}
+
+#[test]
+fn collections_get_rarer_as_the_heap_grows() {
+    let counts: Vec<u64> = [8, 16, 32]
+        .iter()
+        .map(|&mb| {
+            churn(
+                Config {
+                    heap_policy: HeapPolicy::Fixed,
+                    max_heap: mb * MIB,
+                    ..Config::default()
+                },
+                2 * MIB,
+                64 * MIB,
+            )
+            .collections
+        })
+        .collect();
+    assert!(counts.windows(2).all(|w| w[0] > w[1]), "{counts:?}");
+}
+
+/// The collapse seen on ~1 GiB heaps: a pool whose growth step is under
+/// `stable_ratio` of its slots was judged stable and, with per-pool
+/// triggers, ran one full collection per page it took. Here a small
+/// `growth_max` makes a 128 MiB pool "stable" the same way.
+#[test]
+fn a_big_stable_pool_does_not_collect_once_per_page() {
+    let heap = heap(Config {
+        max_heap: 1 << 30,
+        growth_max: MIB,
+        ..Config::default()
+    });
+    let mut m = heap.mutator().unwrap();
+    let keep = m.empty_root();
+    let n = 128 * MIB / 32;
+    for i in 0..n as u64 {
+        let p = new_pair(&mut m, i, keep.get(), None).unwrap();
+        keep.set(Some(p));
+    }
+    let s = heap.stats();
+    // Proportional k = 1 from a 4 MiB floor: the target doubles each time,
+    // so about log2(128 / 4) = 5 collections (per page: over 2000).
+    assert!(s.collections <= 12, "{} collections", s.collections);
+    m.collect();
+    assert_eq!(heap.stats().last_marked, n as u64);
+}
