@@ -26,6 +26,9 @@
 //!   unless `--jvm-warmup N` runs the Java benchmark N times first in the same
 //!   JVM (TIME, GC counts and GC time are then the last run's alone).
 //! - **wall**: the whole process, spawn to exit, kept as a second column.
+//! - **cpu**: user + system CPU time of the process, every thread: the
+//!   work a runtime's GC threads do on the other core, which neither the
+//!   time nor (for concurrent collectors) the GC ms column shows.
 //! - **peak RSS**: `ru_maxrss` of the process from `wait4`.
 //! - **GC ms, pauses, GCs**: as each runtime reports them; they do not mean
 //!   the same thing everywhere, so each table has a legend line per runtime
@@ -33,7 +36,7 @@
 //!
 //! Table columns: `time s` (median; `ns/alloc` for alloc), `min–max` (the
 //! fastest and slowest repetition), `x base` (ratio to the table's baseline
-//! runner), `wall s` (median process wall time), `peak MB` and its `x base`,
+//! runner), `wall s` (median process wall time), `cpu s`, `peak MB` and its `x base`,
 //! `GC ms`, `pause p50/p99/max ms`, `GCs`. Medians over `--reps`
 //! repetitions (default 3 quick, 5 full).
 //!

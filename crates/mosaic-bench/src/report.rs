@@ -10,6 +10,9 @@
 //! - `x base` (`time_ratio`): the median over the baseline runner's median.
 //! - `wall s` (`wall_s`): median wall time of the whole process, spawn to
 //!   exit (JVM start-up, JIT and warm-up runs included).
+//! - `cpu s` (`cpu_s`): median user + system CPU time of the whole process,
+//!   every thread (a runtime's parallel or concurrent GC threads on the
+//!   other core show here and not in the time).
 //! - `peak MB` (`peak_rss_mb`), `x base` (`rss_ratio`): peak resident set
 //!   of the process (`wait4`'s `ru_maxrss`), median, and over the baseline.
 //! - `GC ms` (`gc_ms`), `pause p50/p99/max ms`, `GCs` (`collections`): as
@@ -51,6 +54,8 @@ pub struct Summary {
     pub wall_s: Option<f64>,
     pub wall_min: Option<f64>,
     pub wall_max: Option<f64>,
+    /// Process CPU time (user + system), seconds, median.
+    pub cpu_s: Option<f64>,
     pub peak_rss_mb: Option<f64>,
     pub gc_ms: Option<f64>,
     pub pause_p50_us: Option<f64>,
@@ -130,6 +135,7 @@ pub fn summarize(cases: &[Case], runs: &[Run]) -> Vec<Summary> {
                 wall_s: median(walls),
                 wall_min,
                 wall_max,
+                cpu_s: col(&|o| Some(o.cpu_s)),
                 peak_rss_mb: col(&|o| Some(o.peak_rss_mb)),
                 gc_ms: col(&|o| o.get("gc_ms")),
                 pause_p50_us: col(&|o| o.get("pause_p50_us")),
@@ -183,6 +189,9 @@ fn legend(case: &Case, reps: usize, jvm_warmup: u32) -> Vec<String> {
             "ns/alloc: the allocation loop timed in-process, median and min–max of {reps} run(s); wall: the whole process"
         ),
     }];
+    lines.push(
+        "cpu: user + system CPU time of the whole process, every thread (start-up included)".into(),
+    );
     let mut seen: Vec<Runtime> = Vec::new();
     for r in &case.runners {
         if seen.contains(&r.runtime) {
@@ -217,12 +226,13 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) 
             case.workload, case.variant, case.baseline
         );
         println!(
-            "{:<20} {:>9} {:>15} {:>7} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}",
+            "{:<20} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}",
             "peer",
             unit,
             "min–max",
             "x base",
             "wall s",
+            "cpu s",
             "peak MB",
             "x base",
             "GC ms",
@@ -235,12 +245,13 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) 
                 continue;
             }
             println!(
-                "{:<20} {:>9} {:>15} {:>7} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}{}",
+                "{:<20} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}{}",
                 s.peer,
                 f(s.time, digits),
                 spread(s, digits),
                 f(s.time_ratio, 2),
                 f(s.wall_s, 3),
+                f(s.cpu_s, 3),
                 f(s.peak_rss_mb, 1),
                 f(s.rss_ratio, 2),
                 f(s.gc_ms, 1),
@@ -321,6 +332,7 @@ pub fn write_json(
             "time": "median of the case's metric: Inner = seconds of the benchmark body timed in-process (TIME ms, monotonic clock, start-up excluded; Java: the last run after jvm_warmup_runs); NsPerAlloc = ns per allocation",
             "time_min/time_max": "fastest and slowest repetition",
             "wall_s": "median wall time of the whole process, spawn to exit (start-up, JIT and warm-up runs included)",
+            "cpu_s": "median user + system CPU time of the whole process, every thread (start-up included)",
             "peak_rss_mb": "median peak resident set of the process (wait4 ru_maxrss)",
             "gc_ms, pause_*_us, collections": "as each runtime reports them: see gc_time_means and pauses_mean",
         },
@@ -686,11 +698,12 @@ mod tests {
             ],
         );
         let lines = legend(&c, 3, 2);
-        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert_eq!(lines.len(), 5, "{lines:?}");
         assert!(lines[0].contains("in-process"));
-        assert!(lines[1].starts_with("mosaic: GC ms = stop-the-world pauses"));
-        assert!(lines[2].contains("the last of 3 runs in one JVM"));
-        assert!(lines[3].contains("PauseTotalNs"));
+        assert!(lines[1].starts_with("cpu:"));
+        assert!(lines[2].starts_with("mosaic: GC ms = stop-the-world pauses"));
+        assert!(lines[3].contains("the last of 3 runs in one JVM"));
+        assert!(lines[4].contains("PauseTotalNs"));
     }
 
     #[test]
