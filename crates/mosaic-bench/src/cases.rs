@@ -1,4 +1,14 @@
 //! What the suite runs: every workload, its parameters, and its runners.
+//!
+//! | workload | mode | runners | heap |
+//! |---|---|---|---|
+//! | `gcbench`, `gcbench-holes` | quick: 2x, 1 thread; full: 1.5/2/3x, 1 and 2 threads | Mosaic, Boehm, Java Serial/Parallel/G1, Go | multiple of the peak live size, the same limit for everyone |
+//! | `gcbench-scaled` | full, or `--only gcbench-scaled` | Mosaic, Boehm | 2x the live size of GCBench with stretch and long-lived depth L = 16..24 |
+//! | `heap-sweep` | quick: 1.5/2/4x; full: 1.25..6x | Mosaic under each `MOSAIC_HEAP_POLICY`, Boehm | GCBench with holes at each multiple of its peak live size |
+//! | `binary-trees` | depth 16 quick, 20 full | Mosaic, Boehm, OCaml, Java x3, Go | each runtime's default |
+//! | `nqueens` | 8..10 quick, 8..11 full | OCaml, Boehm, malloc, free, bump, Mosaic | defaults |
+//! | `varsize` | 2M / 10M replacements | Mosaic with three size-class layouts | 4 GiB |
+//! | `alloc` | 16..512 B | Mosaic, bump, bump-zeroed, glibc, jemalloc, mimalloc | defaults |
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -16,6 +26,47 @@ pub struct Runner {
     pub env: Vec<(String, String)>,
     /// Why this runner cannot run here.
     pub skip: Option<String>,
+    /// Whose collector this is: says what its GC columns mean.
+    pub runtime: Runtime,
+}
+
+/// The memory manager behind a runner; each reports "GC time" and pauses
+/// differently (see [`Runtime::gc_time`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Runtime {
+    Mosaic,
+    Boehm,
+    Java,
+    Go,
+    OCaml,
+    /// malloc/free or a bump allocator: no collector.
+    Manual,
+}
+
+impl Runtime {
+    /// What the "GC ms" column means for this runtime.
+    pub fn gc_time(self) -> &'static str {
+        match self {
+            Runtime::Mosaic => "stop-the-world pauses (Stats.pauses) plus the lazy sweep steps allocations took (Stats.sweep_steps)",
+            Runtime::Boehm => "each collection from GC_EVENT_START to GC_EVENT_END: stopped-world marking plus its finish under the allocator lock; lazy sweeping inside allocations not counted",
+            Runtime::Java => "GarbageCollectorMXBean.getCollectionTime() over the reported run: young and full collection pauses in whole ms; in JDK 17, G1's remark/cleanup pauses and concurrent marking not counted",
+            Runtime::Go => "MemStats.PauseTotalNs over the run: stop-the-world phases only; concurrent marking (on other cores), mark assists and sweeping not counted",
+            Runtime::OCaml => "not reported; GCs = minor + major collections",
+            Runtime::Manual => "no collector",
+        }
+    }
+
+    /// What the pause percentiles are for this runtime.
+    pub fn pauses(self) -> &'static str {
+        match self {
+            Runtime::Mosaic => "every stop-the-world pause, ns clock",
+            Runtime::Boehm => "the GC ms intervals, one per collection",
+            Runtime::Java => "GC notification durations of the reported run, whole ms",
+            Runtime::Go => "the last 256 (at most) stop-the-world pauses of the run",
+            Runtime::OCaml | Runtime::Manual => "not reported",
+        }
+    }
 }
 
 impl Runner {
@@ -29,12 +80,12 @@ impl Runner {
     }
 }
 
-/// Which number is "the time" of a run.
+/// Which number is "the time" of a run. Process wall time (spawn to exit)
+/// is always kept beside it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
 pub enum Metric {
-    /// Wall time of the whole process.
-    Wall,
-    /// The program's own timing of its measured loop (`TIME ms`).
+    /// The program's own timing of the benchmark body (`TIME ms`), with a
+    /// monotonic clock, runtime start-up excluded.
     Inner,
     /// Nanoseconds per allocation, reported by the program.
     NsPerAlloc,
@@ -47,10 +98,35 @@ pub struct Case {
     pub expected: Option<u64>,
     /// The runner ratios are computed against.
     pub baseline: &'static str,
+    /// The heap limit as a multiple of the peak live size, where the chart
+    /// plots against it (heap-sweep).
+    pub heap_factor: Option<f64>,
     pub runners: Vec<Runner>,
 }
 
-fn mosaic(peer: &str, spec: Spec) -> Runner {
+/// What to build the cases for.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub full: bool,
+    /// Runs of a Java benchmark in the same JVM before the reported one.
+    pub jvm_warmup: u32,
+    /// Tree depths L of gcbench-scaled.
+    pub scaled_depths: Vec<u32>,
+    /// Workloads named exactly by `--only`: the full-only ones among them
+    /// are built in quick mode too.
+    pub named: Vec<String>,
+}
+
+impl Options {
+    fn wants(&self, workload: &str) -> bool {
+        self.full || self.named.iter().any(|n| n == workload)
+    }
+}
+
+/// The GCBench depths L of gcbench-scaled: about 1 GiB live at 24.
+pub const SCALED_DEPTHS: [u32; 5] = [16, 18, 20, 22, 24];
+
+fn mosaic_as(peer: &str, runtime: Runtime, spec: Spec, env: &[(&str, &str)]) -> Runner {
     Runner {
         peer: peer.into(),
         program: std::env::current_exe().expect("own executable"),
@@ -58,12 +134,26 @@ fn mosaic(peer: &str, spec: Spec) -> Runner {
             "--worker".into(),
             serde_json::to_string(&spec).expect("spec"),
         ],
-        env: vec![],
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
         skip: None,
+        runtime,
     }
 }
 
-fn peer(name: &str, built: &Built, args: &[String], env: &[(&str, String)]) -> Runner {
+fn mosaic(peer: &str, spec: Spec) -> Runner {
+    mosaic_as(peer, Runtime::Mosaic, spec, &[])
+}
+
+fn peer(
+    name: &str,
+    runtime: Runtime,
+    built: &Built,
+    args: &[String],
+    env: &[(&str, String)],
+) -> Runner {
     Runner {
         peer: name.into(),
         program: built.clone().unwrap_or_default(),
@@ -73,11 +163,22 @@ fn peer(name: &str, built: &Built, args: &[String], env: &[(&str, String)]) -> R
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
         skip: built.as_ref().err().cloned(),
+        runtime,
     }
 }
 
-fn java(gc: &str, peers: &Peers, heap: Option<usize>, class: &str, args: &[String]) -> Runner {
+fn java(
+    gc: &str,
+    peers: &Peers,
+    o: &Options,
+    heap: Option<usize>,
+    class: &str,
+    args: &[String],
+) -> Runner {
     let mut a = vec![format!("-XX:+Use{gc}GC")];
+    if o.jvm_warmup > 0 {
+        a.push(format!("-Dmosaic.warmup={}", o.jvm_warmup));
+    }
     if let Some(h) = heap {
         a.push(format!("-Xmx{}k", h.div_ceil(1024)));
     }
@@ -97,6 +198,7 @@ fn java(gc: &str, peers: &Peers, heap: Option<usize>, class: &str, args: &[Strin
         args: a,
         env: vec![],
         skip: peers.java.as_ref().err().cloned(),
+        runtime: Runtime::Java,
     }
 }
 
@@ -104,8 +206,23 @@ fn s(x: impl ToString) -> String {
     x.to_string()
 }
 
+fn boehm_gcbench(peers: &Peers, p: &gcbench::Params, threads: usize, heap: usize) -> Runner {
+    peer(
+        "boehm",
+        Runtime::Boehm,
+        &peers.boehm_gcbench,
+        &p.peer_args(threads),
+        &[("GC_MAXIMUM_HEAP_SIZE", s(heap))],
+    )
+}
+
+fn mib(bytes: usize) -> usize {
+    bytes >> 20
+}
+
 /// Every case of the quick or the full suite.
-pub fn all(full: bool, peers: &Peers) -> Vec<Case> {
+pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
+    let full = o.full;
     let mut cases = Vec::new();
 
     // GCBench, with and without holes, at heap multiples of its peak live size.
@@ -116,17 +233,18 @@ pub fn all(full: bool, peers: &Peers) -> Vec<Case> {
             for &f in factors {
                 let p = gcbench::Params::standard(holes);
                 let heap = (p.peak_live_bytes() as f64 * f) as usize * t;
-                let args = [s(holes as u8), s(t)];
+                let args = p.peer_args(t);
                 cases.push(Case {
                     workload: if holes { "gcbench-holes" } else { "gcbench" },
                     variant: format!(
                         "{f}x heap ({} MiB), {t} thread{}",
-                        heap >> 20,
+                        mib(heap),
                         if t > 1 { "s" } else { "" }
                     ),
-                    metric: Metric::Wall,
+                    metric: Metric::Inner,
                     expected: Some(p.expected_check()),
                     baseline: "mosaic",
+                    heap_factor: Some(f),
                     runners: vec![
                         mosaic(
                             "mosaic",
@@ -136,17 +254,13 @@ pub fn all(full: bool, peers: &Peers) -> Vec<Case> {
                                 max_heap: heap,
                             },
                         ),
-                        peer(
-                            "boehm",
-                            &peers.boehm_gcbench,
-                            &args,
-                            &[("GC_MAXIMUM_HEAP_SIZE", s(heap))],
-                        ),
-                        java("Serial", peers, Some(heap), "GCBench", &args),
-                        java("Parallel", peers, Some(heap), "GCBench", &args),
-                        java("G1", peers, Some(heap), "GCBench", &args),
+                        boehm_gcbench(peers, &p, t, heap),
+                        java("Serial", peers, o, Some(heap), "GCBench", &args),
+                        java("Parallel", peers, o, Some(heap), "GCBench", &args),
+                        java("G1", peers, o, Some(heap), "GCBench", &args),
                         peer(
                             "go",
+                            Runtime::Go,
                             &peers.go_gcbench,
                             &args,
                             &[("GOGC", s("off")), ("GOMEMLIMIT", s(heap))],
@@ -157,23 +271,103 @@ pub fn all(full: bool, peers: &Peers) -> Vec<Case> {
         }
     }
 
+    // GCBench with the live size scaled (stretch and long-lived depth L),
+    // at twice the live size: Mosaic and Boehm.
+    if o.wants("gcbench-scaled") {
+        for &l in &o.scaled_depths {
+            let p = gcbench::Params::scaled(l);
+            let live = p.peak_live_bytes();
+            let heap = 2 * live;
+            cases.push(Case {
+                workload: "gcbench-scaled",
+                variant: format!("L={l} (live {} MiB, heap {} MiB)", mib(live), mib(heap)),
+                metric: Metric::Inner,
+                expected: Some(p.expected_check()),
+                baseline: "mosaic",
+                heap_factor: Some(2.0),
+                runners: vec![
+                    mosaic(
+                        "mosaic",
+                        Spec::Gcbench {
+                            params: p,
+                            threads: 1,
+                            max_heap: heap,
+                        },
+                    ),
+                    boehm_gcbench(peers, &p, 1, heap),
+                ],
+            });
+        }
+    }
+
+    // One workload (GCBench with holes, 1 thread) across heap limits: Mosaic
+    // under each heap policy, and Boehm.
+    let sweep: &[f64] = if full {
+        &[1.25, 1.5, 2.0, 3.0, 4.0, 6.0]
+    } else {
+        &[1.5, 2.0, 4.0]
+    };
+    for &f in sweep {
+        let p = gcbench::Params::standard(true);
+        let heap = (p.peak_live_bytes() as f64 * f) as usize;
+        let spec = Spec::Gcbench {
+            params: p,
+            threads: 1,
+            max_heap: heap,
+        };
+        let mut runners: Vec<Runner> = ["fixed", "proportional", "adaptive"]
+            .iter()
+            .map(|policy| {
+                mosaic_as(
+                    &format!("mosaic-{policy}"),
+                    Runtime::Mosaic,
+                    spec.clone(),
+                    &[("MOSAIC_HEAP_POLICY", policy)],
+                )
+            })
+            .collect();
+        runners.push(boehm_gcbench(peers, &p, 1, heap));
+        cases.push(Case {
+            workload: "heap-sweep",
+            variant: format!("{f}x heap ({} MiB)", mib(heap)),
+            metric: Metric::Inner,
+            expected: Some(p.expected_check()),
+            baseline: "mosaic-fixed",
+            heap_factor: Some(f),
+            runners,
+        });
+    }
+
     // binary-trees, each runtime with its default heap policy.
     let depth = if full { 20 } else { 16 };
     let args = [s(depth)];
     cases.push(Case {
         workload: "binary-trees",
         variant: format!("depth {depth}"),
-        metric: Metric::Wall,
+        metric: Metric::Inner,
         expected: Some(binary_trees::expected_check(depth)),
         baseline: "mosaic",
+        heap_factor: None,
         runners: vec![
             mosaic("mosaic", Spec::BinaryTrees { n: depth }),
-            peer("boehm", &peers.boehm_binary_trees, &args, &[]),
-            peer("ocaml", &peers.ocaml_binary_trees, &args, &[]),
-            java("Serial", peers, None, "BinaryTrees", &args),
-            java("Parallel", peers, None, "BinaryTrees", &args),
-            java("G1", peers, None, "BinaryTrees", &args),
-            peer("go", &peers.go_binary_trees, &args, &[]),
+            peer(
+                "boehm",
+                Runtime::Boehm,
+                &peers.boehm_binary_trees,
+                &args,
+                &[],
+            ),
+            peer(
+                "ocaml",
+                Runtime::OCaml,
+                &peers.ocaml_binary_trees,
+                &args,
+                &[],
+            ),
+            java("Serial", peers, o, None, "BinaryTrees", &args),
+            java("Parallel", peers, o, None, "BinaryTrees", &args),
+            java("G1", peers, o, None, "BinaryTrees", &args),
+            peer("go", Runtime::Go, &peers.go_binary_trees, &args, &[]),
         ],
     });
 
@@ -182,18 +376,26 @@ pub fn all(full: bool, peers: &Peers) -> Vec<Case> {
     for &n in ns {
         let repeat = 1u32 << (11 - n).min(4);
         let a = |m: &str| [s(m), s(n), s(repeat)];
+        let c = |name: &str, runtime| peer(name, runtime, &peers.c_nqueens, &a(name), &[]);
         cases.push(Case {
             workload: "nqueens",
             variant: format!("{n} queens x{repeat}"),
             metric: Metric::Inner,
             expected: Some(nqueens::solutions(n)),
             baseline: "ocaml",
+            heap_factor: None,
             runners: vec![
-                peer("ocaml", &peers.ocaml_nqueens, &[s(n), s(repeat)], &[]),
-                peer("boehm", &peers.c_nqueens, &a("boehm"), &[]),
-                peer("malloc", &peers.c_nqueens, &a("malloc"), &[]),
-                peer("free", &peers.c_nqueens, &a("free"), &[]),
-                peer("bump", &peers.c_nqueens, &a("bump"), &[]),
+                peer(
+                    "ocaml",
+                    Runtime::OCaml,
+                    &peers.ocaml_nqueens,
+                    &[s(n), s(repeat)],
+                    &[],
+                ),
+                c("boehm", Runtime::Boehm),
+                c("malloc", Runtime::Manual),
+                c("free", Runtime::Manual),
+                c("bump", Runtime::Manual),
                 mosaic("mosaic", Spec::Nqueens { n, repeat }),
             ],
         });
@@ -211,9 +413,10 @@ pub fn all(full: bool, peers: &Peers) -> Vec<Case> {
             params.records / 1000,
             params.steps / 1_000_000
         ),
-        metric: Metric::Wall,
+        metric: Metric::Inner,
         expected: None,
         baseline: "mosaic",
+        heap_factor: None,
         runners: varsize::Layout::ALL
             .iter()
             .map(|&layout| {
@@ -238,20 +441,120 @@ pub fn all(full: bool, peers: &Peers) -> Vec<Case> {
             size,
             count,
         };
+        let c = |name: &str, built: &Built| peer(name, Runtime::Manual, built, &a, &[]);
         cases.push(Case {
             workload: "alloc",
             variant: format!("{size} B"),
             metric: Metric::NsPerAlloc,
             expected: None,
             baseline: "mosaic",
+            heap_factor: None,
             runners: vec![
                 mosaic("mosaic", m("mosaic")),
-                mosaic("bump", m("bump")),
-                peer("glibc", &peers.alloc_glibc, &a, &[]),
-                peer("jemalloc", &peers.alloc_jemalloc, &a, &[]),
-                peer("mimalloc", &peers.alloc_mimalloc, &a, &[]),
+                mosaic_as("bump", Runtime::Manual, m("bump"), &[]),
+                mosaic_as("bump-zeroed", Runtime::Manual, m("bump-zeroed"), &[]),
+                c("glibc", &peers.alloc_glibc),
+                c("jemalloc", &peers.alloc_jemalloc),
+                c("mimalloc", &peers.alloc_mimalloc),
             ],
         });
     }
     cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peers() -> Peers {
+        let none: Built = Err("not built in tests".into());
+        Peers {
+            boehm_gcbench: Ok("/bin/boehm_gcbench".into()),
+            boehm_binary_trees: none.clone(),
+            c_nqueens: none.clone(),
+            alloc_glibc: none.clone(),
+            alloc_jemalloc: none.clone(),
+            alloc_mimalloc: none.clone(),
+            ocaml_nqueens: none.clone(),
+            ocaml_binary_trees: none.clone(),
+            java: Ok("/classes".into()),
+            go_gcbench: none.clone(),
+            go_binary_trees: none,
+        }
+    }
+
+    #[test]
+    fn full_only_workloads_are_built_when_named() {
+        let quick = Options {
+            scaled_depths: vec![16],
+            ..Options::default()
+        };
+        let names = |o: &Options| -> Vec<&str> {
+            let mut v: Vec<&str> = all(o, &peers()).iter().map(|c| c.workload).collect();
+            v.dedup();
+            v
+        };
+        assert!(!names(&quick).contains(&"gcbench-scaled"));
+        let named = Options {
+            named: vec!["gcbench-scaled".into()],
+            ..quick.clone()
+        };
+        let cases = all(&named, &peers());
+        let scaled: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.workload == "gcbench-scaled")
+            .collect();
+        assert_eq!(scaled.len(), 1);
+        let p = gcbench::Params::scaled(16);
+        assert_eq!(scaled[0].expected, Some(p.expected_check()));
+        let boehm = &scaled[0].runners[1];
+        assert_eq!(boehm.args, p.peer_args(1));
+        assert_eq!(
+            boehm.env,
+            [(
+                "GC_MAXIMUM_HEAP_SIZE".to_string(),
+                (2 * p.peak_live_bytes()).to_string()
+            )]
+        );
+        let full = Options {
+            full: true,
+            ..quick
+        };
+        let sweep: Vec<Case> = all(&full, &peers())
+            .into_iter()
+            .filter(|c| c.workload == "heap-sweep")
+            .collect();
+        assert_eq!(sweep.len(), 6);
+        let policies: Vec<&str> = sweep[0]
+            .runners
+            .iter()
+            .flat_map(|r| r.env.iter())
+            .filter(|(k, _)| k == "MOSAIC_HEAP_POLICY")
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert_eq!(policies, ["fixed", "proportional", "adaptive"]);
+    }
+
+    #[test]
+    fn jvm_warmup_reaches_the_java_runners() {
+        let o = Options {
+            jvm_warmup: 3,
+            ..Options::default()
+        };
+        let cases = all(&o, &peers());
+        let java: Vec<&Runner> = cases
+            .iter()
+            .flat_map(|c| c.runners.iter())
+            .filter(|r| r.runtime == Runtime::Java)
+            .collect();
+        assert!(!java.is_empty());
+        assert!(java
+            .iter()
+            .all(|r| r.args.contains(&"-Dmosaic.warmup=3".to_string())));
+        let cold = all(&Options::default(), &peers());
+        assert!(cold
+            .iter()
+            .flat_map(|c| c.runners.iter())
+            .all(|r| !r.args.iter().any(|a| a.contains("warmup"))));
+    }
 }

@@ -1,15 +1,54 @@
 //! `mosaic-bench`: Mosaic and real peers, side by side, in one command.
 //!
 //! ```text
-//! cargo run --release -p mosaic-bench            # --quick: about two minutes
-//! cargo run --release -p mosaic-bench -- --full  # everything, 5 repetitions, medians and spread
+//! cargo run --release -p mosaic-bench            # --quick: 3 repetitions, about 4 minutes on 2 cores
+//! cargo run --release -p mosaic-bench -- --full  # everything, 5 repetitions
+//! cargo run --release -p mosaic-bench -- --only gcbench-scaled --scaled-depths 16 --reps 1
+//! cargo run --release -p mosaic-bench -- --only gcbench --jvm-warmup 5
 //! ```
 //!
 //! Every run is a separate process (Mosaic's too, through the hidden `worker`
 //! subcommand), so wall time and peak RSS are measured the same way for
-//! everyone. Repetitions alternate peers rather than running one peer after
-//! another. Results: a table on stdout, `bench-results/results.json`, and a
-//! PNG chart per workload.
+//! everyone. Repetitions alternate peers (each repetition starts the rotation
+//! at a different runner) rather than running one peer after another.
+//! Results: a table per case on stdout, `bench-results/results.json`, and a
+//! PNG chart per workload (for heap-sweep: time, collections and peak RSS
+//! against the heap limit).
+//!
+//! What is measured (the same way for every runtime):
+//!
+//! - **time** (the main figure): every program — Mosaic's worker, the Boehm
+//!   C programs, Java, Go, OCaml — times the benchmark body itself with a
+//!   monotonic clock (Rust `Instant`, C and OCaml `clock_gettime
+//!   (CLOCK_MONOTONIC)`, Java `System.nanoTime`, Go `time.Since`) and prints
+//!   `TIME ms`, as the published GCBench does. Runtime start-up (JVM boot,
+//!   `GC_INIT`, heap creation) is outside it; JIT compilation is inside it
+//!   unless `--jvm-warmup N` runs the Java benchmark N times first in the same
+//!   JVM (TIME, GC counts and GC time are then the last run's alone).
+//! - **wall**: the whole process, spawn to exit, kept as a second column.
+//! - **cpu**: user + system CPU time of the process, every thread: the
+//!   work a runtime's GC threads do on the other core, which neither the
+//!   time nor (for concurrent collectors) the GC ms column shows.
+//! - **peak RSS**: `ru_maxrss` of the process from `wait4`.
+//! - **GC ms, pauses, GCs**: as each runtime reports them; they do not mean
+//!   the same thing everywhere, so each table has a legend line per runtime
+//!   (see `cases::Runtime::gc_time`, and `gc_time_means` in results.json).
+//!
+//! Table columns: `time s` (median; `ns/alloc` for alloc), `min–max` (the
+//! fastest and slowest repetition), `x base` (ratio to the table's baseline
+//! runner), `wall s` (median process wall time), `cpu s`, `peak MB` and its `x base`,
+//! `GC ms`, `pause p50/p99/max ms`, `GCs`. Medians over `--reps`
+//! repetitions (default 3 quick, 5 full).
+//!
+//! Workloads (see `cases.rs` for the parameters of each mode): gcbench and
+//! gcbench-holes at heap limits that are multiples of the peak live size;
+//! gcbench-scaled (full only, or `--only gcbench-scaled`): live size up to
+//! about 1 GiB at twice that heap, Mosaic and Boehm; heap-sweep: one workload
+//! from 1.25x to 6x the live size, Mosaic under each `MOSAIC_HEAP_POLICY`
+//! and Boehm; binary-trees; n-queens; varsize; alloc (with `bump` and
+//! `bump-zeroed` floors). Mosaic's worker builds its heap from
+//! `Config::from_env()`, so `MOSAIC_*` variables set on a runner (or in the
+//! suite's environment) apply.
 
 mod cases;
 mod peers;
@@ -32,15 +71,24 @@ pub struct Args {
     /// Run every workload and parameter with repetitions (default: --quick).
     #[arg(long)]
     full: bool,
-    /// The short suite, about two minutes on 2 cores (the default).
+    /// The short suite (the default): 3 repetitions, smaller parameters.
     #[arg(long, conflicts_with = "full")]
     quick: bool,
-    /// Repetitions of every run (default: 1 quick, 5 full).
+    /// Repetitions of every run, alternating which runner goes first (default: 3 quick, 5 full).
     #[arg(long)]
     reps: Option<usize>,
-    /// Only workloads whose name contains one of these (gcbench, binary-trees, nqueens, varsize, alloc).
+    /// Only workloads whose name contains one of these (gcbench, gcbench-holes,
+    /// gcbench-scaled, heap-sweep, binary-trees, nqueens, varsize, alloc). A
+    /// full-only workload (gcbench-scaled) runs in quick mode when named exactly.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// Runs of each Java benchmark in the same JVM before the one reported
+    /// (its TIME and GC figures are that last run's alone; 0: one cold run).
+    #[arg(long, default_value_t = 0)]
+    jvm_warmup: u32,
+    /// Tree depths L of gcbench-scaled (live size about 32·2^(L+1) bytes).
+    #[arg(long, value_delimiter = ',', default_values_t = cases::SCALED_DEPTHS)]
+    scaled_depths: Vec<u32>,
     /// Where results.json and the charts go.
     #[arg(long, default_value = "bench-results")]
     out: PathBuf,
@@ -60,12 +108,18 @@ fn main() {
         return;
     }
     let full = args.full;
-    let reps = args.reps.unwrap_or(if full { 5 } else { 1 }).max(1);
+    let reps = args.reps.unwrap_or(if full { 5 } else { 3 }).max(1);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let build_dir = root.join("../../target/mosaic-bench-peers");
     eprintln!("building peers in {} ...", build_dir.display());
     let peers = peers::Peers::build(&root.join("peers"), &build_dir);
-    let mut cases = cases::all(full, &peers);
+    let options = cases::Options {
+        full,
+        jvm_warmup: args.jvm_warmup,
+        scaled_depths: args.scaled_depths.clone(),
+        named: args.only.clone(),
+    };
+    let mut cases = cases::all(&options, &peers);
     if !args.only.is_empty() {
         cases.retain(|c| args.only.iter().any(|o| c.workload.contains(o.as_str())));
     }
@@ -114,15 +168,18 @@ fn main() {
     }
     bar.finish_and_clear();
     let summary = report::summarize(&cases, &runs);
-    report::print(&cases, &summary, reps);
+    report::print(&cases, &summary, reps, args.jvm_warmup);
     std::fs::create_dir_all(&args.out).expect("output directory");
     report::write_json(
         &args.out.join("results.json"),
         &cases,
         &runs,
         &summary,
-        full,
-        reps,
+        &report::Settings {
+            full,
+            reps,
+            jvm_warmup: args.jvm_warmup,
+        },
     );
     match report::charts(&args.out, &cases, &summary) {
         Ok(files) => eprintln!("charts: {}", files.join(", ")),

@@ -1,5 +1,6 @@
-//! Running one measured process: wall time from spawn to exit, peak RSS from
-//! `wait4`'s rusage, and the `RESULT {json}` / `TIME ms` lines it prints.
+//! Running one measured process: wall time from spawn to exit, peak RSS and
+//! CPU time (user + system, all threads) from `wait4`'s rusage, and the
+//! `RESULT {json}` / `TIME ms` lines it prints.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -11,6 +12,10 @@ use serde_json::{Map, Value};
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Outcome {
     pub wall_s: f64,
+    /// User plus system CPU time of the whole process (every thread: a
+    /// collector's helper threads on other cores show here, not in wall
+    /// time).
+    pub cpu_s: f64,
     /// The program's own timing of its measured part, when it reports one.
     pub inner_ms: Option<f64>,
     pub peak_rss_mb: f64,
@@ -76,8 +81,10 @@ pub fn run(cmd: &mut Command, timeout: Duration) -> Outcome {
     let err = err_reader.join().unwrap_or_default();
     // Reaped by wait4 already; std's Child must not wait again.
     std::mem::forget(child);
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     let mut o = Outcome {
         wall_s,
+        cpu_s: secs(usage.ru_utime) + secs(usage.ru_stime),
         peak_rss_mb: usage.ru_maxrss as f64 / 1024.0,
         ..Outcome::default()
     };
@@ -121,6 +128,7 @@ mod tests {
         assert_eq!(o.check(), Some(7));
         assert_eq!(o.inner_ms, Some(12.5));
         assert!(o.wall_s > 0.0 && o.peak_rss_mb > 0.5, "{o:?}");
+        assert!(o.cpu_s > 0.0 && o.cpu_s < 30.0, "{o:?}");
     }
 
     #[test]

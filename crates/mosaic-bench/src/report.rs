@@ -1,11 +1,32 @@
-//! Medians, tables with ratios, the JSON file and the charts.
+//! Medians and spreads, tables with ratios, the JSON file and the charts.
+//!
+//! Columns of the printed tables (and fields of `results.json`'s summary):
+//!
+//! - `time s` (`time`): median over the repetitions of the benchmark body
+//!   timed by the program itself (`TIME ms`, monotonic clock, runtime
+//!   start-up and heap set-up excluded; for Java, the last run in the JVM,
+//!   after `--jvm-warmup` runs). `ns/alloc` in the alloc workload.
+//! - `min–max` (`time_min`, `time_max`): the fastest and slowest repetition.
+//! - `x base` (`time_ratio`): the median over the baseline runner's median.
+//! - `wall s` (`wall_s`): median wall time of the whole process, spawn to
+//!   exit (JVM start-up, JIT and warm-up runs included).
+//! - `cpu s` (`cpu_s`): median user + system CPU time of the whole process,
+//!   every thread (a runtime's parallel or concurrent GC threads on the
+//!   other core show here and not in the time).
+//! - `peak MB` (`peak_rss_mb`), `x base` (`rss_ratio`): peak resident set
+//!   of the process (`wait4`'s `ru_maxrss`), median, and over the baseline.
+//! - `GC ms` (`gc_ms`), `pause p50/p99/max ms`, `GCs` (`collections`): as
+//!   each runtime reports them, which is not the same thing everywhere: the
+//!   legend under each table (and `gc_time_means`, `pauses_mean` per runner
+//!   in results.json) says what they are for each runtime
+//!   ([`crate::cases::Runtime::gc_time`]).
 
 use std::path::Path;
 
 use plotters::prelude::*;
 use serde_json::json;
 
-use crate::cases::{Case, Metric};
+use crate::cases::{Case, Metric, Runtime};
 use crate::process::Outcome;
 
 pub struct Run {
@@ -20,13 +41,21 @@ pub struct Run {
 pub struct Summary {
     pub case: usize,
     pub peer: String,
+    pub runtime: Runtime,
     pub runs: usize,
     pub failed: Option<String>,
     pub wrong_check: bool,
-    /// Median of the case's metric (seconds, or ns per allocation), and its spread.
+    /// Median of the case's metric (seconds of the in-process time, or ns
+    /// per allocation), and its spread.
     pub time: Option<f64>,
     pub time_min: Option<f64>,
     pub time_max: Option<f64>,
+    /// Process wall time, seconds: median and spread.
+    pub wall_s: Option<f64>,
+    pub wall_min: Option<f64>,
+    pub wall_max: Option<f64>,
+    /// Process CPU time (user + system), seconds, median.
+    pub cpu_s: Option<f64>,
     pub peak_rss_mb: Option<f64>,
     pub gc_ms: Option<f64>,
     pub pause_p50_us: Option<f64>,
@@ -53,10 +82,16 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 
 fn metric(case: &Case, o: &Outcome) -> Option<f64> {
     match case.metric {
-        Metric::Wall => Some(o.wall_s),
         Metric::Inner => o.inner_ms.map(|ms| ms / 1e3),
         Metric::NsPerAlloc => o.get("ns_per_alloc"),
     }
+}
+
+fn min_max(v: &[f64]) -> (Option<f64>, Option<f64>) {
+    (
+        v.iter().copied().reduce(f64::min),
+        v.iter().copied().reduce(f64::max),
+    )
 }
 
 pub fn summarize(cases: &[Case], runs: &[Run]) -> Vec<Summary> {
@@ -74,21 +109,33 @@ pub fn summarize(cases: &[Case], runs: &[Run]) -> Vec<Summary> {
                 median(ok.iter().filter_map(|o| f(o)).collect())
             };
             let times: Vec<f64> = ok.iter().filter_map(|o| metric(case, o)).collect();
+            let walls: Vec<f64> = ok.iter().map(|o| o.wall_s).collect();
             let wrong = case
                 .expected
                 .is_some_and(|e| ok.iter().any(|o| o.check() != Some(e)));
+            // A run that printed no time for a timed case is a failure too.
+            let untimed = (times.len() < ok.len())
+                .then(|| "no TIME line in the program's output".to_string());
+            let (time_min, time_max) = min_max(&times);
+            let (wall_min, wall_max) = min_max(&walls);
             out.push(Summary {
                 case: ci,
                 peer: r.peer.clone(),
+                runtime: r.runtime,
                 runs: mine.len(),
                 failed: r
                     .skip
                     .clone()
-                    .or_else(|| mine.iter().find_map(|o| o.error.clone())),
+                    .or_else(|| mine.iter().find_map(|o| o.error.clone()))
+                    .or(untimed),
                 wrong_check: wrong,
-                time: median(times.clone()),
-                time_min: times.iter().copied().reduce(f64::min),
-                time_max: times.iter().copied().reduce(f64::max),
+                time: median(times),
+                time_min,
+                time_max,
+                wall_s: median(walls),
+                wall_min,
+                wall_max,
+                cpu_s: col(&|o| Some(o.cpu_s)),
                 peak_rss_mb: col(&|o| Some(o.peak_rss_mb)),
                 gc_ms: col(&|o| o.get("gc_ms")),
                 pause_p50_us: col(&|o| o.get("pause_p50_us")),
@@ -124,23 +171,68 @@ fn pauses(s: &Summary) -> String {
     }
 }
 
-pub fn print(cases: &[Case], summary: &[Summary], reps: usize) {
-    println!("Mosaic benchmark suite: {reps} repetition(s), medians; ratios are against the first-named baseline of each table.\n");
+fn spread(s: &Summary, digits: usize) -> String {
+    match (s.time_min, s.time_max) {
+        (Some(a), Some(b)) => format!("{a:.digits$}–{b:.digits$}"),
+        _ => "-".into(),
+    }
+}
+
+/// The legend under a table: what the time columns and, per runtime in
+/// it, the GC columns mean.
+fn legend(case: &Case, reps: usize, jvm_warmup: u32) -> Vec<String> {
+    let mut lines = vec![match case.metric {
+        Metric::Inner => format!(
+            "time: the benchmark body timed in-process (monotonic clock, start-up excluded), median and min–max of {reps} run(s); wall: the whole process"
+        ),
+        Metric::NsPerAlloc => format!(
+            "ns/alloc: the allocation loop timed in-process, median and min–max of {reps} run(s); wall: the whole process"
+        ),
+    }];
+    lines.push(
+        "cpu: user + system CPU time of the whole process, every thread (start-up included)".into(),
+    );
+    let mut seen: Vec<Runtime> = Vec::new();
+    for r in &case.runners {
+        if seen.contains(&r.runtime) {
+            continue;
+        }
+        seen.push(r.runtime);
+        let name = format!("{:?}", r.runtime).to_lowercase();
+        let mut line = format!("{name}: GC ms = {}", r.runtime.gc_time());
+        if !matches!(r.runtime, Runtime::OCaml | Runtime::Manual) {
+            line += &format!("; pauses = {}", r.runtime.pauses());
+        }
+        if r.runtime == Runtime::Java {
+            line += &match jvm_warmup {
+                0 => "; one cold run per JVM (JIT warm-up in the time)".to_string(),
+                n => format!("; the last of {} runs in one JVM", n + 1),
+            };
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) {
+    println!("Mosaic benchmark suite: {reps} repetition(s) alternating which runner goes first; medians, min–max; ratios are against each table's baseline.\n");
     for (ci, case) in cases.iter().enumerate() {
-        let unit = match case.metric {
-            Metric::NsPerAlloc => "ns/alloc",
-            _ => "time s",
+        let (unit, digits) = match case.metric {
+            Metric::NsPerAlloc => ("ns/alloc", 2),
+            Metric::Inner => ("time s", 3),
         };
         println!(
             "== {} — {} (baseline: {}) ==",
             case.workload, case.variant, case.baseline
         );
         println!(
-            "{:<16} {:>10} {:>8} {:>9} {:>10} {:>8} {:>9} {:>22} {:>6}",
+            "{:<20} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}",
             "peer",
             unit,
-            "spread",
+            "min–max",
             "x base",
+            "wall s",
+            "cpu s",
             "peak MB",
             "x base",
             "GC ms",
@@ -149,26 +241,17 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize) {
         );
         for s in summary.iter().filter(|s| s.case == ci) {
             if let Some(why) = &s.failed {
-                println!("{:<16} {why}", s.peer);
+                println!("{:<20} {why}", s.peer);
                 continue;
             }
-            let spread = match (s.time_min, s.time_max, s.time) {
-                (Some(a), Some(b), Some(m)) if s.runs > 1 && m > 0.0 => {
-                    format!("±{:.0}%", (b - a) / m * 50.0)
-                }
-                _ => String::new(),
-            };
-            let digits = if case.metric == Metric::NsPerAlloc {
-                2
-            } else {
-                3
-            };
             println!(
-                "{:<16} {:>10} {:>8} {:>9} {:>10} {:>8} {:>9} {:>22} {:>6}{}",
+                "{:<20} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}{}",
                 s.peer,
                 f(s.time, digits),
-                spread,
+                spread(s, digits),
                 f(s.time_ratio, 2),
+                f(s.wall_s, 3),
+                f(s.cpu_s, 3),
                 f(s.peak_rss_mb, 1),
                 f(s.rss_ratio, 2),
                 f(s.gc_ms, 1),
@@ -176,6 +259,12 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize) {
                 f(s.collections, 0),
                 if s.wrong_check { "  WRONG RESULT" } else { "" }
             );
+        }
+        // The legend once per workload, under its last table.
+        if !matches!(cases.get(ci + 1), Some(next) if next.workload == case.workload) {
+            for line in legend(case, reps, jvm_warmup) {
+                println!("  {line}");
+            }
         }
         println!();
     }
@@ -207,28 +296,54 @@ fn nqueens_table(cases: &[Case], summary: &[Summary]) {
     println!();
 }
 
+/// How the suite was run, for results.json.
+pub struct Settings {
+    pub full: bool,
+    pub reps: usize,
+    pub jvm_warmup: u32,
+}
+
 pub fn write_json(
     path: &Path,
     cases: &[Case],
     runs: &[Run],
     summary: &[Summary],
-    full: bool,
-    reps: usize,
+    settings: &Settings,
 ) {
+    let runtimes = [
+        Runtime::Mosaic,
+        Runtime::Boehm,
+        Runtime::Java,
+        Runtime::Go,
+        Runtime::OCaml,
+        Runtime::Manual,
+    ];
     let doc = json!({
-        "mode": if full { "full" } else { "quick" },
-        "repetitions": reps,
+        "mode": if settings.full { "full" } else { "quick" },
+        "repetitions": settings.reps,
+        "jvm_warmup_runs": settings.jvm_warmup,
         "machine": {
             "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             "os": std::env::consts::OS,
             "arch": std::env::consts::ARCH,
         },
         "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+        "columns": {
+            "time": "median of the case's metric: Inner = seconds of the benchmark body timed in-process (TIME ms, monotonic clock, start-up excluded; Java: the last run after jvm_warmup_runs); NsPerAlloc = ns per allocation",
+            "time_min/time_max": "fastest and slowest repetition",
+            "wall_s": "median wall time of the whole process, spawn to exit (start-up, JIT and warm-up runs included)",
+            "cpu_s": "median user + system CPU time of the whole process, every thread (start-up included)",
+            "peak_rss_mb": "median peak resident set of the process (wait4 ru_maxrss)",
+            "gc_ms, pause_*_us, collections": "as each runtime reports them: see gc_time_means and pauses_mean",
+        },
+        "gc_time_means": runtimes.iter().map(|r| (format!("{r:?}").to_lowercase(), json!(r.gc_time()))).collect::<serde_json::Map<_, _>>(),
+        "pauses_mean": runtimes.iter().map(|r| (format!("{r:?}").to_lowercase(), json!(r.pauses()))).collect::<serde_json::Map<_, _>>(),
         "cases": cases.iter().map(|c| json!({
             "workload": c.workload, "variant": c.variant, "metric": c.metric, "baseline": c.baseline,
-            "expected_check": c.expected,
+            "expected_check": c.expected, "heap_factor": c.heap_factor,
             "runners": c.runners.iter().map(|r| json!({
-                "peer": r.peer, "program": r.program, "args": r.args, "env": r.env, "skipped": r.skip,
+                "peer": r.peer, "runtime": r.runtime, "program": r.program, "args": r.args, "env": r.env,
+                "skipped": r.skip, "gc_time_means": r.runtime.gc_time(), "pauses_mean": r.runtime.pauses(),
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "runs": runs.iter().map(|r| json!({
@@ -258,13 +373,18 @@ fn load_font() -> Result<(), String> {
 }
 
 /// One PNG per workload: time relative to the baseline, a bar per runner,
-/// grouped by parameter.
+/// grouped by parameter; for heap-sweep, time, collections and peak RSS
+/// against the heap multiple ([`sweep_chart`]).
 pub fn charts(dir: &Path, cases: &[Case], summary: &[Summary]) -> Result<Vec<String>, String> {
     load_font()?;
     let mut files = Vec::new();
     let mut workloads: Vec<&str> = cases.iter().map(|c| c.workload).collect();
     workloads.dedup();
     for w in workloads {
+        if w == "heap-sweep" {
+            files.push(sweep_chart(dir, w, cases, summary)?);
+            continue;
+        }
         let idx: Vec<usize> = (0..cases.len())
             .filter(|&i| cases[i].workload == w)
             .collect();
@@ -355,69 +475,186 @@ pub fn charts(dir: &Path, cases: &[Case], summary: &[Summary]) -> Result<Vec<Str
     Ok(files)
 }
 
+/// The curve GC papers plot: for each runner, time, collections and peak
+/// RSS against the heap limit as a multiple of the peak live size.
+pub fn sweep_chart(
+    dir: &Path,
+    workload: &str,
+    cases: &[Case],
+    summary: &[Summary],
+) -> Result<String, String> {
+    let idx: Vec<usize> = (0..cases.len())
+        .filter(|&i| cases[i].workload == workload && cases[i].heap_factor.is_some())
+        .collect();
+    let Some(&first) = idx.first() else {
+        return Err(format!("no {workload} cases"));
+    };
+    let peers: Vec<String> = cases[first]
+        .runners
+        .iter()
+        .map(|r| r.peer.clone())
+        .collect();
+    type Get = fn(&Summary) -> Option<f64>;
+    let panels: [(&str, Get); 3] = [
+        ("time (s)", |s| s.time),
+        ("collections", |s| s.collections),
+        ("peak RSS (MB)", |s| s.peak_rss_mb),
+    ];
+    let xs: Vec<f64> = idx.iter().filter_map(|&i| cases[i].heap_factor).collect();
+    let xmin = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let xmax = xs.iter().copied().fold(0.0, f64::max);
+    let span = (xmax - xmin).max(0.5);
+    let path = dir.join(format!("{workload}.png"));
+    let root = BitMapBackend::new(&path, (1500, 520)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let root = root
+        .titled(
+            &format!("{workload}: GCBench with holes against the heap limit"),
+            ("sans-serif", 24),
+        )
+        .map_err(|e| e.to_string())?;
+    for (k, (area, (label, get))) in root
+        .split_evenly((1, panels.len()))
+        .into_iter()
+        .zip(panels)
+        .enumerate()
+    {
+        let point = |ci: usize, p: &str| -> Option<(f64, f64)> {
+            let s = summary
+                .iter()
+                .find(|s| s.case == ci && s.peer == p && s.failed.is_none())?;
+            Some((cases[ci].heap_factor?, get(s)?))
+        };
+        let ymax = idx
+            .iter()
+            .flat_map(|&ci| peers.iter().filter_map(move |p| point(ci, p)))
+            .map(|(_, y)| y)
+            .fold(0.0f64, f64::max)
+            .max(1e-9)
+            * 1.15;
+        let mut chart = ChartBuilder::on(&area)
+            .caption(label, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d((xmin - span * 0.05)..(xmax + span * 0.05), 0f64..ymax)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("heap limit / peak live size")
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (pi, p) in peers.iter().enumerate() {
+            let color = Palette99::pick(pi).to_rgba();
+            let pts: Vec<(f64, f64)> = idx.iter().filter_map(|&ci| point(ci, p)).collect();
+            let series = chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(|e| e.to_string())?;
+            if k == 0 {
+                series.label(p.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
+            }
+            chart
+                .draw_series(pts.iter().map(|&xy| Circle::new(xy, 3, color.filled())))
+                .map_err(|e| e.to_string())?;
+        }
+        if k == 0 {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::LowerRight)
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    root.present().map_err(|e| e.to_string())?;
+    Ok(path.display().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cases::Runner;
 
-    fn runner(peer: &str, skip: Option<&str>) -> Runner {
+    fn runner(peer: &str, runtime: Runtime, skip: Option<&str>) -> Runner {
         Runner {
             peer: peer.into(),
             program: "true".into(),
             args: vec![],
             env: vec![],
             skip: skip.map(String::from),
+            runtime,
         }
     }
 
-    fn outcome(wall: f64, rss: f64, check: u64) -> Outcome {
+    /// A run whose program reported `inner` seconds and took `wall` seconds.
+    fn outcome(inner: f64, wall: f64, rss: f64, check: u64) -> Outcome {
         let mut result = serde_json::Map::new();
         result.insert("check".into(), json!(check));
-        result.insert("gc_ms".into(), json!(wall * 100.0));
+        result.insert("gc_ms".into(), json!(inner * 100.0));
+        result.insert("collections".into(), json!(inner * 10.0));
         Outcome {
             wall_s: wall,
+            inner_ms: Some(inner * 1e3),
             peak_rss_mb: rss,
             result,
             ..Outcome::default()
         }
     }
 
-    #[test]
-    fn medians_ratios_skips_and_wrong_results() {
-        let cases = vec![Case {
-            workload: "w",
+    fn case(workload: &'static str, heap_factor: Option<f64>, runners: Vec<Runner>) -> Case {
+        Case {
+            workload,
             variant: "v".into(),
-            metric: Metric::Wall,
+            metric: Metric::Inner,
             expected: Some(42),
             baseline: "mosaic",
-            runners: vec![
-                runner("mosaic", None),
-                runner("peer", None),
-                runner("absent", Some("not installed")),
+            heap_factor,
+            runners,
+        }
+    }
+
+    #[test]
+    fn medians_spreads_ratios_skips_and_wrong_results() {
+        let cases = vec![case(
+            "w",
+            None,
+            vec![
+                runner("mosaic", Runtime::Mosaic, None),
+                runner("peer", Runtime::Java, None),
+                runner("absent", Runtime::Go, Some("not installed")),
             ],
-        }];
+        )];
         let runs = [
-            (0, 1.0, 10.0, 42),
-            (0, 3.0, 10.0, 42),
-            (0, 2.0, 12.0, 42),
-            (1, 4.0, 20.0, 42),
-            (1, 4.4, 20.0, 41),
+            (0, 1.0, 9.0, 10.0, 42),
+            (0, 3.0, 5.0, 10.0, 42),
+            (0, 2.0, 4.0, 12.0, 42),
+            (1, 4.0, 8.0, 20.0, 42),
+            (1, 4.4, 8.0, 20.0, 41),
         ]
         .iter()
         .enumerate()
-        .map(|(rep, &(runner, wall, rss, check))| Run {
+        .map(|(rep, &(runner, inner, wall, rss, check))| Run {
             case: 0,
             runner,
             rep,
-            outcome: outcome(wall, rss, check),
+            outcome: outcome(inner, wall, rss, check),
         })
         .collect::<Vec<_>>();
         let s = summarize(&cases, &runs);
         assert_eq!(s.len(), 3);
         assert_eq!(
             (s[0].time, s[0].time_min, s[0].time_max),
-            (Some(2.0), Some(1.0), Some(3.0))
+            (Some(2.0), Some(1.0), Some(3.0)),
+            "the in-process time is the main figure"
         );
+        assert_eq!(
+            (s[0].wall_s, s[0].wall_min, s[0].wall_max),
+            (Some(5.0), Some(4.0), Some(9.0))
+        );
+        assert_eq!(spread(&s[0], 3), "1.000–3.000");
         assert_eq!(s[0].peak_rss_mb, Some(10.0));
         assert_eq!(s[0].time_ratio, Some(1.0));
         assert_eq!(s[1].time, Some(4.2));
@@ -430,44 +667,99 @@ mod tests {
     }
 
     #[test]
-    fn json_and_charts_are_written() {
-        let cases = vec![Case {
-            workload: "w",
-            variant: "v".into(),
-            metric: Metric::Wall,
-            expected: None,
-            baseline: "mosaic",
-            runners: vec![runner("mosaic", None), runner("peer", None)],
+    fn a_timed_case_without_a_time_is_a_failure() {
+        let cases = vec![case(
+            "w",
+            None,
+            vec![runner("mosaic", Runtime::Mosaic, None)],
+        )];
+        let mut o = outcome(1.0, 2.0, 3.0, 42);
+        o.inner_ms = None;
+        let runs = vec![Run {
+            case: 0,
+            runner: 0,
+            rep: 0,
+            outcome: o,
         }];
-        let runs = vec![
-            Run {
-                case: 0,
-                runner: 0,
-                rep: 0,
-                outcome: outcome(1.0, 5.0, 0),
-            },
-            Run {
-                case: 0,
-                runner: 1,
-                rep: 0,
-                outcome: outcome(1.5, 6.0, 0),
-            },
+        let s = summarize(&cases, &runs);
+        assert!(s[0].failed.as_deref().unwrap().contains("TIME"));
+    }
+
+    #[test]
+    fn the_legend_names_each_runtimes_gc_time() {
+        let c = case(
+            "w",
+            None,
+            vec![
+                runner("mosaic", Runtime::Mosaic, None),
+                runner("mosaic-2", Runtime::Mosaic, None),
+                runner("java-g1", Runtime::Java, None),
+                runner("go", Runtime::Go, None),
+            ],
+        );
+        let lines = legend(&c, 3, 2);
+        assert_eq!(lines.len(), 5, "{lines:?}");
+        assert!(lines[0].contains("in-process"));
+        assert!(lines[1].starts_with("cpu:"));
+        assert!(lines[2].starts_with("mosaic: GC ms = stop-the-world pauses"));
+        assert!(lines[3].contains("the last of 3 runs in one JVM"));
+        assert!(lines[4].contains("PauseTotalNs"));
+    }
+
+    #[test]
+    fn json_and_charts_are_written() {
+        let runners = || {
+            vec![
+                runner("mosaic", Runtime::Mosaic, None),
+                runner("boehm", Runtime::Boehm, None),
+            ]
+        };
+        let cases = vec![
+            case("w", None, runners()),
+            case("heap-sweep", Some(1.5), runners()),
+            case("heap-sweep", Some(3.0), runners()),
         ];
+        let runs: Vec<Run> = (0..cases.len())
+            .flat_map(|c| {
+                (0..2).map(move |r| Run {
+                    case: c,
+                    runner: r,
+                    rep: 0,
+                    outcome: outcome(1.0 + r as f64 * 0.5, 2.0, 5.0 + c as f64, 42),
+                })
+            })
+            .collect();
         let s = summarize(&cases, &runs);
         let dir = std::env::temp_dir().join(format!("mosaic-bench-report-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        write_json(&dir.join("results.json"), &cases, &runs, &s, false, 1);
+        let settings = Settings {
+            full: false,
+            reps: 1,
+            jvm_warmup: 0,
+        };
+        write_json(&dir.join("results.json"), &cases, &runs, &s, &settings);
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap())
                 .unwrap();
         assert_eq!(doc["summary"][1]["time_ratio"], json!(1.5));
-        assert_eq!(doc["runs"].as_array().unwrap().len(), 2);
+        assert_eq!(doc["summary"][1]["wall_s"], json!(2.0));
+        assert_eq!(doc["runs"].as_array().unwrap().len(), 6);
+        assert_eq!(
+            doc["cases"][0]["runners"][1]["gc_time_means"],
+            json!(Runtime::Boehm.gc_time())
+        );
+        assert!(doc["gc_time_means"]["go"].is_string());
         match charts(&dir, &cases, &s) {
             Ok(files) => {
-                let png = std::fs::read(&files[0]).unwrap();
-                assert_eq!(&png[1..4], b"PNG");
+                assert_eq!(files.len(), 2);
+                assert!(files[1].ends_with("heap-sweep.png"));
+                for f in files {
+                    let png = std::fs::read(&f).unwrap();
+                    assert_eq!(&png[1..4], b"PNG");
+                }
             }
             Err(e) => assert!(e.contains("font"), "{e}"),
         }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

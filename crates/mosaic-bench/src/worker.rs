@@ -1,7 +1,13 @@
 //! The Mosaic side of a run, executed in a child process of the suite (so
 //! peak RSS and wall time are measured the same way as for every peer).
+//!
+//! Every heap starts from [`Config::from_env`], so `MOSAIC_*` variables set
+//! on a runner (e.g. `MOSAIC_HEAP_POLICY` in the heap-sweep workload) take
+//! effect; the spec's heap limit, where it has one, overrides
+//! `MOSAIC_MAX_HEAP`. Each workload prints `TIME ms`: its body timed
+//! in-process with a monotonic clock (`Instant`), heap creation excluded.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mosaic::{Config, Embedder, Heap, PAGE_SIZE};
 use serde::{Deserialize, Serialize};
@@ -56,7 +62,24 @@ fn stats_json<E: Embedder>(heap: &Heap<E>) -> Map<String, Value> {
     m
 }
 
-/// Runs `spec` and prints the RESULT line.
+/// The configuration from the environment (`MOSAIC_*`), with `max_heap`
+/// overridden when given.
+fn config(max_heap: Option<usize>) -> Config {
+    let base = Config::from_env().unwrap_or_else(|e| panic!("MOSAIC_* environment: {e}"));
+    match max_heap {
+        Some(h) => Config {
+            max_heap: h.next_multiple_of(PAGE_SIZE),
+            ..base
+        },
+        None => base,
+    }
+}
+
+fn print_time(d: Duration) {
+    println!("TIME {:.3}", d.as_secs_f64() * 1e3);
+}
+
+/// Runs `spec` and prints the TIME and RESULT lines.
 pub fn run(spec: &Spec) {
     let mut out = Map::new();
     match spec {
@@ -65,29 +88,30 @@ pub fn run(spec: &Spec) {
             threads,
             max_heap,
         } => {
-            let config = Config {
-                max_heap: (*max_heap).next_multiple_of(PAGE_SIZE),
-                ..Config::default()
-            };
-            let (check, heap) = gcbench::run(params, *threads, config);
+            let (check, heap, t) = gcbench::run(params, *threads, config(Some(*max_heap)));
+            print_time(t);
             out = stats_json(&heap);
             out.insert("check".into(), json!(check));
         }
         Spec::BinaryTrees { n } => {
-            let (check, heap) = binary_trees::run(*n, Config::default());
+            let (check, heap, t) = binary_trees::run(*n, config(None));
+            print_time(t);
             out = stats_json(&heap);
             out.insert("check".into(), json!(check));
         }
         Spec::Nqueens { n, repeat } => {
-            let heap = Heap::new(Config::default(), nqueens::ConsVm::default()).expect("heap");
+            let heap = Heap::new(config(None), nqueens::ConsVm::default()).expect("heap");
             let mut m = heap.mutator().unwrap();
             let s = heap.embedder().stack(1 << 16);
+            // The board is built before the clock starts, as in the peers.
+            nqueens::board(&mut m, &s, *n);
             let t = Instant::now();
             let mut solutions = 0;
             for _ in 0..*repeat {
-                solutions = nqueens::solve(&mut m, &s, *n);
+                solutions = nqueens::search_board(&mut m, &s, *n);
             }
-            println!("TIME {:.3}", t.elapsed().as_secs_f64() * 1e3);
+            s.truncate(0);
+            print_time(t.elapsed());
             drop(m);
             out = stats_json(&heap);
             out.insert("check".into(), json!(solutions));
@@ -97,7 +121,8 @@ pub fn run(spec: &Spec) {
             params,
             max_heap,
         } => {
-            let (check, heap) = varsize::run(*layout, params, *max_heap);
+            let (check, heap, t) = varsize::run(*layout, params, config(Some(*max_heap)));
+            print_time(t);
             out = stats_json(&heap);
             out.insert("check".into(), json!(check));
         }
@@ -107,8 +132,10 @@ pub fn run(spec: &Spec) {
             count,
         } => {
             let ns = match allocator.as_str() {
-                "mosaic" => alloc::mosaic(*size, *count),
-                _ => alloc::bump(*size, *count),
+                "mosaic" => alloc::mosaic(*size, *count, config(None)),
+                "bump" => alloc::bump(*size, *count),
+                "bump-zeroed" => alloc::bump_zeroed(*size, *count),
+                other => panic!("unknown allocator {other}"),
             };
             out.insert("check".into(), json!(0));
             out.insert("ns_per_alloc".into(), json!(ns));

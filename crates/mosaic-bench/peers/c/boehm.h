@@ -1,5 +1,9 @@
 /* Boehm collector setup for the peers: times every collection through
- * GC_set_on_collection_event (world stopped from START to END). */
+ * GC_set_on_collection_event, from GC_EVENT_START to GC_EVENT_END: the
+ * stop-the-world marking plus the collection's finish (start of reclaim,
+ * under the allocator lock). Boehm sweeps lazily: the blocks it reclaims
+ * later, inside allocations, are not counted. Counting starts at
+ * boehm_init, before the timed part. */
 #ifndef MOSAIC_BENCH_BOEHM_H
 #define MOSAIC_BENCH_BOEHM_H
 #define GC_THREADS

@@ -1,6 +1,8 @@
 /* GCBench (Ellis, Kovac, Boehm) on the Boehm collector, the same algorithm
  * as crates/mosaic-bench/src/workloads/gcbench.rs.
- * usage: gcbench HOLES THREADS   (heap limit: GC_MAXIMUM_HEAP_SIZE) */
+ * usage: gcbench HOLES THREADS [STRETCH LONG_LIVED ARRAY_SIZE MIN_DEPTH MAX_DEPTH]
+ * (defaults: the published 18 16 500000 4 16; heap limit: GC_MAXIMUM_HEAP_SIZE).
+ * Prints TIME: from starting the threads to joining them (GC_INIT before). */
 #include <pthread.h>
 #include <string.h>
 #include "boehm.h"
@@ -10,11 +12,11 @@ typedef struct Node {
     int i, j;
 } Node;
 
-enum { kStretchTreeDepth = 18, kLongLivedTreeDepth = 16, kArraySize = 500000, kMinTreeDepth = 4, kMaxTreeDepth = 16 };
+static int stretch_depth = 18, long_lived_depth = 16, array_size = 500000, min_depth = 4, max_depth = 16;
 static int holes;
 
 static long tree_size(int d) { return (1L << (d + 1)) - 1; }
-static long num_iters(int d) { return 2 * tree_size(kStretchTreeDepth) / tree_size(d); }
+static long num_iters(int d) { return 2 * tree_size(stretch_depth) / tree_size(d); }
 
 typedef struct { uint64_t rng; } Thread;
 
@@ -60,20 +62,23 @@ static Node *make_tree(Thread *t, int depth) {
 static long count(Node *n) { return n ? 1 + count(n->left) + count(n->right) : 0; }
 
 static void *run(void *arg) {
-    Thread *t = arg;
-    make_tree(t, kStretchTreeDepth);
+    /* The RNG is written at every hole: keep it on this thread's stack, not
+     * beside the other threads' in main's array. */
+    Thread local = *(Thread *)arg, *t = &local;
+    make_tree(t, stretch_depth);
     Node *long_lived = node();
-    populate(t, kLongLivedTreeDepth, long_lived);
-    double *array = GC_MALLOC_ATOMIC(sizeof(double) * kArraySize);
-    for (int i = 0; i < kArraySize / 2; i++) array[i] = 1.0 / i;
+    populate(t, long_lived_depth, long_lived);
+    double *array = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)array_size);
+    for (int i = 0; i < array_size / 2; i++) array[i] = 1.0 / i;
     long trees = 0;
-    for (int d = kMinTreeDepth; d <= kMaxTreeDepth; d += 2) {
-        for (long i = 0; i < num_iters(d); i++) {
+    for (int d = min_depth; d <= max_depth; d += 2) {
+        long iters = num_iters(d);
+        for (long i = 0; i < iters; i++) {
             Node *tmp = node();
             populate(t, d, tmp);
             trees++;
         }
-        for (long i = 0; i < num_iters(d); i++) {
+        for (long i = 0; i < iters; i++) {
             make_tree(t, d);
             trees++;
         }
@@ -90,22 +95,34 @@ static void *run(void *arg) {
 int main(int argc, char **argv) {
     holes = argc > 1 ? atoi(argv[1]) : 0;
     int threads = argc > 2 ? atoi(argv[2]) : 1;
+    if (argc > 7) {
+        stretch_depth = atoi(argv[3]);
+        long_lived_depth = atoi(argv[4]);
+        array_size = atoi(argv[5]);
+        min_depth = atoi(argv[6]);
+        max_depth = atoi(argv[7]);
+    }
+    if (threads < 1 || threads > 64 || array_size <= 1000) {
+        fprintf(stderr, "bad arguments\n");
+        return 2;
+    }
     boehm_init();
     pthread_t tid[64];
     Thread st[64];
-    unsigned long long check = 0;
+    void *res[64];
+    double start = now_ns();
     for (int i = 0; i < threads; i++) {
         st[i].rng = 42 + (uint64_t)i;
         pthread_create(&tid[i], NULL, run, &st[i]);
     }
-    for (int i = 0; i < threads; i++) {
-        void *r;
-        pthread_join(tid[i], &r);
-        if (i > 0 && check != *(unsigned long long *)r) {
+    for (int i = 0; i < threads; i++) pthread_join(tid[i], &res[i]);
+    printf("TIME %.3f\n", (now_ns() - start) / 1e6);
+    unsigned long long check = *(unsigned long long *)res[0];
+    for (int i = 1; i < threads; i++) {
+        if (check != *(unsigned long long *)res[i]) {
             fprintf(stderr, "threads disagree\n");
             return 1;
         }
-        check = *(unsigned long long *)r;
     }
     boehm_result(check);
     return 0;

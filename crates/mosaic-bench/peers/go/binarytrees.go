@@ -1,4 +1,5 @@
-// binary-trees (Benchmarks Game). usage: binarytrees N
+// binary-trees (Benchmarks Game). A leaf is a node with two nil children,
+// allocated like every other node. usage: binarytrees N (timed in-process)
 package main
 
 import (
@@ -31,6 +32,7 @@ func main() {
 	if max < min+2 {
 		max = min + 2
 	}
+	begin()
 	total := check(make_(max + 1))
 	ll := make_(max)
 	for d := min; d <= max; d += 2 {

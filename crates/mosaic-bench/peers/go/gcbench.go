@@ -1,5 +1,8 @@
 // GCBench (Ellis, Kovac, Boehm), the same algorithm as the Mosaic and C
-// versions. usage: gcbench HOLES THREADS   (heap limit: GOMEMLIMIT, GOGC=off)
+// versions.
+// usage: gcbench HOLES THREADS [STRETCH LONG_LIVED ARRAY_SIZE MIN_DEPTH MAX_DEPTH]
+// (defaults: the published 18 16 500000 4 16; heap limit: GOMEMLIMIT,
+// GOGC=off). Timed from starting the goroutines to the last one finishing.
 package main
 
 import (
@@ -14,21 +17,26 @@ type Node struct {
 	i, j        int32
 }
 
-const (
+var (
 	stretch   = 18
 	longLived = 16
 	arraySize = 500000
 	minDepth  = 4
 	maxDepth  = 16
+	holes     bool
 )
-
-var holes bool
-var sink []byte
 
 func treeSize(d int) int64 { return (1 << (d + 1)) - 1 }
 func numIters(d int) int64 { return 2 * treeSize(stretch) / treeSize(d) }
 
-type worker struct{ rng uint64 }
+// sink holds the last hole: a plain field, read once at the end. The
+// padding keeps two workers' rng and sink (written at every hole) off one
+// cache line, as the other peers keep their per-thread state apart.
+type worker struct {
+	rng  uint64
+	sink []byte
+	_    [128]byte
+}
 
 func (w *worker) next() uint64 {
 	x := w.rng
@@ -48,7 +56,7 @@ func (w *worker) hole() {
 		k = 7
 	}
 	base := uint64(16) << k
-	sink = make([]byte, base+w.next()%base)
+	w.sink = make([]byte, base+w.next()%base)
 }
 
 func (w *worker) populate(depth int, n *Node) {
@@ -92,17 +100,21 @@ func (w *worker) run() int64 {
 	}
 	var trees int64
 	for d := minDepth; d <= maxDepth; d += 2 {
-		for i := int64(0); i < numIters(d); i++ {
+		iters := numIters(d)
+		for i := int64(0); i < iters; i++ {
 			w.populate(d, &Node{})
 			trees++
 		}
-		for i := int64(0); i < numIters(d); i++ {
+		for i := int64(0); i < iters; i++ {
 			w.makeTree(d)
 			trees++
 		}
 	}
 	if array[1000] != 1.0/1000 {
 		panic("array corrupted")
+	}
+	if holes && w.sink == nil {
+		panic("no hole allocated")
 	}
 	return count(ll)*1000000 + trees
 }
@@ -113,6 +125,12 @@ func main() {
 	if len(os.Args) > 2 {
 		threads, _ = strconv.Atoi(os.Args[2])
 	}
+	if len(os.Args) > 7 {
+		for i, p := range []*int{&stretch, &longLived, &arraySize, &minDepth, &maxDepth} {
+			*p, _ = strconv.Atoi(os.Args[3+i])
+		}
+	}
+	begin()
 	checks := make([]int64, threads)
 	var wg sync.WaitGroup
 	for i := 0; i < threads; i++ {

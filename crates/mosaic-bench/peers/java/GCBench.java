@@ -1,24 +1,27 @@
 // GCBench (Ellis, Kovac, Boehm), the same algorithm as the Mosaic and C
-// versions. usage: java GCBench HOLES THREADS   (heap limit: -Xmx)
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-
+// versions.
+// usage: java [-Dmosaic.warmup=N] GCBench HOLES THREADS [STRETCH LONG_LIVED ARRAY_SIZE MIN_DEPTH MAX_DEPTH]
+// (defaults: the published 18 16 500000 4 16; heap limit: -Xmx). The run is
+// timed from starting the threads to joining them; see Pauses for warm-up.
 public class GCBench {
     static final class Node {
         Node left, right;
         int i, j;
     }
 
-    static final int STRETCH = 18, LONG_LIVED = 16, ARRAY_SIZE = 500000, MIN_DEPTH = 4, MAX_DEPTH = 16;
+    static int stretch = 18, longLivedDepth = 16, arraySize = 500000, minDepth = 4, maxDepth = 16;
     static boolean holes;
 
     static long treeSize(int d) { return (1L << (d + 1)) - 1; }
-    static long numIters(int d) { return 2 * treeSize(STRETCH) / treeSize(d); }
+    static long numIters(int d) { return 2 * treeSize(stretch) / treeSize(d); }
 
-    static final class Worker implements Runnable {
-        long rng, check;
-        static volatile Object sink;
-        Worker(long seed) { rng = seed; }
+    /** One thread's state and work; created on that thread (its own TLAB). */
+    static final class Bench {
+        long rng;
+        // The last hole: a plain field (no fence per store, as in the Go
+        // peer), read once at the end so the stores are not dead.
+        Object sink;
+        Bench(long seed) { rng = seed; }
 
         long next() {
             long x = rng;
@@ -63,32 +66,38 @@ public class GCBench {
 
         static long count(Node n) { return n == null ? 0 : 1 + count(n.left) + count(n.right); }
 
-        public void run() {
-            makeTree(STRETCH);
+        long run() {
+            makeTree(stretch);
             Node longLived = new Node();
-            populate(LONG_LIVED, longLived);
-            double[] array = new double[ARRAY_SIZE];
-            for (int i = 0; i < ARRAY_SIZE / 2; i++) array[i] = 1.0 / i;
+            populate(longLivedDepth, longLived);
+            double[] array = new double[arraySize];
+            for (int i = 0; i < arraySize / 2; i++) array[i] = 1.0 / i;
             long trees = 0;
-            for (int d = MIN_DEPTH; d <= MAX_DEPTH; d += 2) {
-                for (long i = 0; i < numIters(d); i++) {
+            for (int d = minDepth; d <= maxDepth; d += 2) {
+                long iters = numIters(d);
+                for (long i = 0; i < iters; i++) {
                     populate(d, new Node());
                     trees++;
                 }
-                for (long i = 0; i < numIters(d); i++) {
+                for (long i = 0; i < iters; i++) {
                     makeTree(d);
                     trees++;
                 }
             }
             if (array[1000] != 1.0 / 1000) throw new AssertionError("array corrupted");
-            check = count(longLived) * 1_000_000L + trees;
+            if (holes && sink == null) throw new AssertionError("no hole allocated");
+            return count(longLived) * 1_000_000L + trees;
         }
     }
 
-    public static void main(String[] args) throws Exception {
-        Pauses.install();
-        holes = args.length > 0 && args[0].equals("1");
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+    static final class Worker implements Runnable {
+        final long seed;
+        long check;
+        Worker(long seed) { this.seed = seed; }
+        public void run() { check = new Bench(seed).run(); }
+    }
+
+    static long runOnce(int threads) throws InterruptedException {
         Worker[] w = new Worker[threads];
         Thread[] t = new Thread[threads];
         for (int i = 0; i < threads; i++) {
@@ -96,10 +105,26 @@ public class GCBench {
             t[i] = new Thread(w[i]);
             t[i].start();
         }
-        for (int i = 0; i < threads; i++) {
-            t[i].join();
+        for (int i = 0; i < threads; i++) t[i].join();
+        for (int i = 0; i < threads; i++)
             if (w[i].check != w[0].check) throw new AssertionError("threads disagree");
+        return w[0].check;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Pauses.install();
+        holes = args.length > 0 && args[0].equals("1");
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        if (args.length > 6) {
+            stretch = Integer.parseInt(args[2]);
+            longLivedDepth = Integer.parseInt(args[3]);
+            arraySize = Integer.parseInt(args[4]);
+            minDepth = Integer.parseInt(args[5]);
+            maxDepth = Integer.parseInt(args[6]);
         }
-        Pauses.report(w[0].check);
+        for (int i = 0; i < Pauses.warmups(); i++) runOnce(threads);
+        Pauses.begin();
+        long check = runOnce(threads);
+        Pauses.report(check);
     }
 }

@@ -1,7 +1,12 @@
 //! Allocation microbenchmark: nanoseconds per allocation of a fixed size,
-//! with nothing surviving. Mosaic and a bump allocator run here; malloc+free
+//! with nothing surviving. Mosaic and two bump allocators run here; malloc+free
 //! under glibc, jemalloc and mimalloc run in `peers/c/alloc.c`, with the
 //! same loop shape (allocate a window of 256 objects, then free them).
+//!
+//! Mosaic hands out zeroed memory, so [`bump_zeroed`] (a bump allocation
+//! followed by zeroing the object's bytes) is the like-for-like floor for
+//! it; [`bump`] never touches the memory it hands out. The malloc peers
+//! write one byte per object.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -10,11 +15,12 @@ use mosaic::{Config, Heap};
 
 use crate::vm::{FirstWords, Vm};
 
-pub const SIZES: [usize; 5] = [16, 32, 64, 128, 512];
+pub const SIZES: [usize; 6] = [16, 32, 64, 128, 256, 512];
 
-/// Mosaic: `count` allocations of `size` bytes; ns per allocation.
-pub fn mosaic(size: usize, count: u64) -> f64 {
-    let heap = Heap::new(Config::default(), Vm::<FirstWords<0>>::default()).expect("heap");
+/// Mosaic: `count` allocations of `size` bytes on a heap built from
+/// `config`; ns per allocation.
+pub fn mosaic(size: usize, count: u64, config: Config) -> f64 {
+    let heap = Heap::new(config, Vm::<FirstWords<0>>::default()).expect("heap");
     let mut m = heap.mutator().unwrap();
     let t = Instant::now();
     for _ in 0..count {
@@ -26,6 +32,29 @@ pub fn mosaic(size: usize, count: u64) -> f64 {
 /// A bump allocator (bumpalo), reset every 256 KiB (reset time included):
 /// the fastest an allocator that never looks at its memory can be.
 pub fn bump(size: usize, count: u64) -> f64 {
+    bump_loop(size, count, |_| {})
+}
+
+/// The same bump allocator, zeroing every object's `size` bytes after
+/// allocating it (`std::ptr::write_bytes`), as an allocator that hands out
+/// zeroed memory must. The sizes of [`SIZES`] are zeroed with a constant
+/// length (inline stores, as compiled code that knows the object's size
+/// zeroes it), others through a `memset` call.
+pub fn bump_zeroed(size: usize, count: u64) -> f64 {
+    macro_rules! sized {
+        ($($n:literal)*) => {
+            match size {
+                // SAFETY (every arm): `p` is a fresh allocation of `size` bytes.
+                $($n => bump_loop(size, count, |p| unsafe { std::ptr::write_bytes(p, 0, $n) }),)*
+                _ => bump_loop(size, count, |p| unsafe { std::ptr::write_bytes(p, 0, size) }),
+            }
+        };
+    }
+    sized!(16 32 64 128 256 512)
+}
+
+#[inline(always)]
+fn bump_loop(size: usize, count: u64, init: impl Fn(*mut u8)) -> f64 {
     let layout = std::alloc::Layout::from_size_align(size, 16).unwrap();
     let mut arena = bumpalo::Bump::with_capacity(256 << 10);
     let per_reset = ((256 << 10) / size) as u64;
@@ -34,7 +63,9 @@ pub fn bump(size: usize, count: u64) -> f64 {
     while left > 0 {
         let n = left.min(per_reset);
         for _ in 0..n {
-            black_box(arena.alloc_layout(layout));
+            let p = arena.alloc_layout(layout);
+            init(p.as_ptr());
+            black_box(p);
         }
         arena.reset();
         left -= n;
@@ -45,10 +76,11 @@ pub fn bump(size: usize, count: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn both_allocators_report_a_positive_rate() {
-        for s in super::SIZES {
-            assert!(super::mosaic(s, 100_000) > 0.0);
+    fn every_allocator_reports_a_positive_rate() {
+        for s in super::SIZES.into_iter().chain([48]) {
+            assert!(super::mosaic(s, 100_000, mosaic::Config::default()) > 0.0);
             assert!(super::bump(s, 100_000) > 0.0);
+            assert!(super::bump_zeroed(s, 100_000) > 0.0);
         }
     }
 }

@@ -2,7 +2,14 @@
 //! n+1, a long-lived tree of depth n, and 2^(n−d+4) trees of each depth
 //! d = 4, 6, …, n, each built bottom-up and walked.
 //!
+//! Every node is allocated, leaves included: a leaf is a node whose two
+//! children are null (nil in OCaml), as in every peer.
+//!
 //! Check value: the sum of every tree's node count, the same in every peer.
+//! Timed in-process from the stretch tree to the last check (the heap or
+//! runtime set up before), with a monotonic clock, in every peer.
+
+use std::time::{Duration, Instant};
 
 use mosaic::{Config, Heap, Mutator, ObjRef};
 
@@ -56,10 +63,13 @@ fn check(o: ObjRef) -> u64 {
     }
 }
 
-pub fn run(n: u32, config: Config) -> (u64, Heap<TreeVm>) {
+/// Runs binary-trees of depth `n`; returns the check value, the heap and
+/// the time of the benchmark body (heap creation not included).
+pub fn run(n: u32, config: Config) -> (u64, Heap<TreeVm>, Duration) {
     let heap = Heap::new(config, TreeVm::default()).expect("heap");
     let mut m = heap.mutator().unwrap();
     let s = heap.embedder().stack(1 << 10);
+    let start = Instant::now();
     let max = n.max(MIN_DEPTH + 2);
     let mut total = check(make(&mut m, &s, max + 1));
     let long_lived = make(&mut m, &s, max);
@@ -70,9 +80,10 @@ pub fn run(n: u32, config: Config) -> (u64, Heap<TreeVm>) {
         }
     }
     total += check(s.get(0));
+    let elapsed = start.elapsed();
     s.truncate(0);
     drop(m);
-    (total, heap)
+    (total, heap, elapsed)
 }
 
 #[cfg(test)]
@@ -81,7 +92,7 @@ mod tests {
 
     #[test]
     fn binary_trees_counts_every_node() {
-        let (c, heap) = run(
+        let (c, heap, _) = run(
             10,
             Config {
                 verify: true,

@@ -4,8 +4,16 @@
 //! of each. The "holes" variant allocates a power-law-sized garbage object
 //! after every node (fragmentation).
 //!
+//! [`Params::scaled`] is the same program with the stretch and long-lived
+//! trees at depth L (and so NumIters(d) = 2·TreeSize(L)/TreeSize(d)): the
+//! live size grows with L while the temporary trees stay at depth 4..16.
+//!
 //! Check value: `long-lived nodes × 1 000 000 + trees built`, the same in
-//! every peer.
+//! every peer. Every peer times the same part: from just before the first
+//! thread starts (after the heap or runtime is set up) to just after the last
+//! one finishes, with a monotonic clock, as the published GCBench does.
+
+use std::time::{Duration, Instant};
 
 use mosaic::{AllocFlags, Config, Heap, Mutator, ObjRef};
 
@@ -38,6 +46,33 @@ impl Params {
             max_depth: 16,
             holes,
         }
+    }
+
+    /// GCBench with stretch and long-lived trees of depth `l`, the standard
+    /// array and temporary trees of depth 4..16 (no holes).
+    pub fn scaled(l: u32) -> Self {
+        Params {
+            stretch: l,
+            long_lived: l,
+            ..Self::standard(false)
+        }
+    }
+
+    /// The arguments every peer program takes for these parameters:
+    /// `HOLES THREADS STRETCH LONG_LIVED ARRAY_SIZE MIN_DEPTH MAX_DEPTH`.
+    pub fn peer_args(&self, threads: usize) -> Vec<String> {
+        [
+            self.holes as u64,
+            threads as u64,
+            self.stretch as u64,
+            self.long_lived as u64,
+            self.array_size as u64,
+            self.min_depth as u64,
+            self.max_depth as u64,
+        ]
+        .iter()
+        .map(u64::to_string)
+        .collect()
     }
 
     pub fn tree_size(d: u32) -> u64 {
@@ -169,14 +204,15 @@ fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64) -> u64
     }
     let mut trees = 0;
     for d in (p.min_depth..=p.max_depth).step_by(2) {
-        for _ in 0..p.num_iters(d) {
+        let iters = p.num_iters(d);
+        for _ in 0..iters {
             let t = cx.node();
             let base = s.push(t);
             cx.populate(d, t);
             s.truncate(base);
             trees += 1;
         }
-        for _ in 0..p.num_iters(d) {
+        for _ in 0..iters {
             cx.make_tree(d);
             trees += 1;
         }
@@ -192,10 +228,12 @@ fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64) -> u64
     nodes * 1_000_000 + trees
 }
 
-/// Runs GCBench on `threads` threads sharing one heap of `max_heap` bytes;
-/// returns the check value (per thread, equal on every thread) and the heap.
-pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>) {
+/// Runs GCBench on `threads` threads sharing one heap; returns the check
+/// value (per thread, equal on every thread), the heap, and the time from
+/// starting the threads to joining them (heap creation not included).
+pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>, Duration) {
     let heap = Heap::new(config, GcVm::default()).expect("heap");
+    let start = Instant::now();
     let checks: Vec<u64> = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -212,11 +250,12 @@ pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>) {
             .map(|h| h.join().expect("GCBench thread"))
             .collect()
     });
+    let elapsed = start.elapsed();
     assert!(
         checks.windows(2).all(|w| w[0] == w[1]),
         "threads disagree: {checks:?}"
     );
-    (checks[0], heap)
+    (checks[0], heap, elapsed)
 }
 
 #[cfg(test)]
@@ -243,7 +282,8 @@ mod tests {
                 verify: true,
                 ..Config::default()
             };
-            let (check, heap) = run(&p, 2, config);
+            let (check, heap, elapsed) = run(&p, 2, config);
+            assert!(elapsed > Duration::ZERO);
             assert_eq!(check, p.expected_check());
             assert!(heap.stats().collections > 0);
         }
@@ -265,5 +305,30 @@ mod tests {
             524_287 * 32,
             "the stretch tree is the peak"
         );
+        assert_eq!(p.peer_args(2), ["0", "2", "18", "16", "500000", "4", "16"]);
+    }
+
+    #[test]
+    fn scaled_parameters_follow_the_iteration_rule() {
+        let p = Params::scaled(20);
+        assert_eq!((p.stretch, p.long_lived, p.max_depth), (20, 20, 16));
+        assert_eq!(p.num_iters(4), 2 * Params::tree_size(20) / 31);
+        // Live: the long-lived tree, the largest temporary tree and the array.
+        assert_eq!(
+            p.peak_live_bytes(),
+            (Params::tree_size(20) + Params::tree_size(16)) as usize * NODE_SLOT + 4_000_000
+        );
+        assert!(Params::scaled(24).peak_live_bytes() > 1 << 30);
+        let small = Params {
+            array_size: 5000,
+            max_depth: 8,
+            ..Params::scaled(10)
+        };
+        let config = Config {
+            max_heap: (small.peak_live_bytes() * 3).next_multiple_of(mosaic::PAGE_SIZE) + (4 << 20),
+            verify: true,
+            ..Config::default()
+        };
+        assert_eq!(run(&small, 1, config).0, small.expected_check());
     }
 }

@@ -122,8 +122,10 @@ impl Ctx<'_> {
     }
 }
 
-/// Counts the solutions for `n` queens.
-pub fn solve(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
+/// Builds the n·n candidate positions and roots the list in slot 0 of `s`
+/// (which must be empty); [`search_board`] then counts the solutions.
+pub fn board(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) {
+    assert!(s.is_empty(), "the board takes slot 0");
     let mut cx = Ctx { m, s };
     let mut ps = None;
     for i in (1..=n as i32).rev() {
@@ -133,8 +135,22 @@ pub fn solve(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
             cx.s.push(ps.unwrap());
         }
     }
-    let r = cx.search(n, None, ps, 0);
-    cx.s.truncate(0);
+}
+
+/// Counts the solutions over the board rooted in slot 0 (left there).
+pub fn search_board(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
+    let ps = s.get(0);
+    let mut cx = Ctx { m, s };
+    let r = cx.search(n, None, Some(ps), 0);
+    cx.s.truncate(1);
+    r
+}
+
+/// Counts the solutions for `n` queens.
+pub fn solve(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
+    board(m, s, n);
+    let r = search_board(m, s, n);
+    s.truncate(0);
     r
 }
 

@@ -11,6 +11,8 @@
 //! Out-of-line payloads are freed by `on_free` (records are NEEDS_CLEANUP).
 //! Check value: a checksum over the final table, identical in all layouts.
 
+use std::time::{Duration, Instant};
+
 use mosaic::{AllocFlags, Config, Heap, ObjRef, SizeClassPreset};
 use serde::{Deserialize, Serialize};
 
@@ -106,13 +108,16 @@ fn verify(rec: ObjRef) -> u64 {
     }
 }
 
-pub fn run(layout: Layout, p: &Params, max_heap: usize) -> (u64, Heap<RecordVm>) {
+/// Runs the churn with `layout`'s size classes on top of `config`; returns
+/// the check value, the heap and the time of the churn and the final check
+/// (heap creation not included).
+pub fn run(layout: Layout, p: &Params, config: Config) -> (u64, Heap<RecordVm>, Duration) {
     let config = Config {
-        max_heap,
         size_classes: layout.classes(),
-        ..Config::default()
+        ..config
     };
     let heap = Heap::new(config, RecordVm::with_cleanup(free_payload)).expect("heap");
+    let start = Instant::now();
     let mut m = heap.mutator().unwrap();
     let table = m.alloc(8 * (p.records + 1)).expect("table");
     // SAFETY: the table is a counted vector: its length, then references.
@@ -160,7 +165,7 @@ pub fn run(layout: Layout, p: &Params, max_heap: usize) -> (u64, Heap<RecordVm>)
         }
     }
     drop(m);
-    (check, heap)
+    (check, heap, start.elapsed())
 }
 
 #[cfg(test)]
@@ -175,7 +180,13 @@ mod tests {
         };
         let checks: Vec<u64> = Layout::ALL
             .iter()
-            .map(|&l| run(l, &p, 256 << 20).0)
+            .map(|&l| {
+                let config = Config {
+                    max_heap: 256 << 20,
+                    ..Config::default()
+                };
+                run(l, &p, config).0
+            })
             .collect();
         assert!(checks[0] != 0);
         assert_eq!(checks[0], checks[1]);
