@@ -110,6 +110,22 @@
 #define MOSAIC_CLASSES_CUSTOM 2
 
 /**
+ * `heap_policy`: collect when the heap reaches `max_heap`.
+ */
+#define MOSAIC_HEAP_FIXED 0
+
+/**
+ * `heap_policy`: target = max(live × (1 + `heap_proportional_k`), `heap_min`).
+ */
+#define MOSAIC_HEAP_PROPORTIONAL 1
+
+/**
+ * `heap_policy`: MemBalancer's target = live + sqrt(live ×
+ * `heap_adaptive_scale` × allocation rate / collection speed).
+ */
+#define MOSAIC_HEAP_ADAPTIVE 2
+
+/**
  * Most size classes a heap can have (the length of `class_sizes`).
  */
 #define MOSAIC_MAX_CLASSES 64
@@ -183,7 +199,8 @@ typedef enum mosaic_error {
 typedef enum mosaic_event_kind {
   /**
    * A collection begins: the world is stopped. Fields: `number`,
-   * `reason`, `heap_bytes`.
+   * `reason`, `heap_bytes`, `allocated_bytes`, `target_bytes` (the target
+   * in force).
    */
   MOSAIC_EVENT_COLLECTION_START = 0,
   /**
@@ -195,13 +212,13 @@ typedef enum mosaic_event_kind {
   /**
    * The collection ends; the world resumes after the callback returns.
    * Fields: `number`, `reason`, `live_bytes`, `heap_bytes`, `pause_ns`,
-   * `finalizers_queued`.
+   * `finalizers_queued`, `target_bytes` (the target set for the next
+   * cycle), `allocation_rate`.
    */
   MOSAIC_EVENT_COLLECTION_END = 2,
   /**
-   * The heap's size target changed: the bytes the size pools and the
-   * large-object space may use before the next collection (never more
-   * than `max_heap`). Fields: `old_bytes`, `new_bytes`.
+   * The heap policy changed the heap target (never more than
+   * `max_heap`), at the end of a pause. Fields: `old_bytes`, `new_bytes`.
    */
   MOSAIC_EVENT_HEAP_RESIZE = 3,
 } mosaic_event_kind;
@@ -215,7 +232,8 @@ typedef enum mosaic_gc_reason {
    */
   MOSAIC_REASON_NONE = 0,
   /**
-   * A size pool (or the large-object space) reached its budget.
+   * The bytes allocated since the last collection reached the heap's
+   * allowance (heap target − live bytes after the last collection).
    */
   MOSAIC_REASON_ALLOCATION = 1,
   /**
@@ -265,16 +283,17 @@ typedef struct mosaic_weak mosaic_weak;
  *
  * | field | variable | default | meaning |
  * |---|---|---|---|
- * | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | address space reserved; small pages plus large objects never exceed it (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
+ * | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | hard cap: small pages plus large objects never exceed it; the fixed policy's target (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
+ * | `heap_policy`, `heap_proportional_k`, `heap_adaptive_scale` | `MOSAIC_HEAP_POLICY` | `MOSAIC_HEAP_PROPORTIONAL`, k = 1, scale = 256 MiB | when to collect: the next collection is due when the bytes allocated since the last one reach target − live. `MOSAIC_HEAP_FIXED`: target = `max_heap`. `MOSAIC_HEAP_PROPORTIONAL`: target = max(live × (1 + k), `heap_min`), k from 0.05 to 100 (k = 1 is Go's GOGC=100). `MOSAIC_HEAP_ADAPTIVE` (MemBalancer): target = max(live + sqrt(live × scale × g / s), `heap_min`), g the allocation rate and s the collection speed measured online, scale from 1 KiB to 1 TiB. The variable reads `fixed`, `proportional`, `proportional:0.5`, `adaptive` or `adaptive:64M` |
+ * | `heap_min` | `MOSAIC_HEAP_MIN` | 4 MiB | the target never goes below this; it is the target before the first collection (64 KiB to `max_heap`) |
  * | `size_classes`, `class_count`, `class_sizes` | `MOSAIC_SIZE_CLASSES` | `MOSAIC_CLASSES_DEFAULT` | slot sizes of the size pools: `mosaic` (16-byte granules to 128 B, then four per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640) or a comma list (`16,48,96`); see below |
- * | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may hold before its first collection (at least one page, at most 4 MiB per pool) |
+ * | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may take as fresh pages before it must sweep all its pages first (at least one page, at most 4 MiB per pool); pools never trigger collections |
  * | `growth_factor` | `MOSAIC_GROWTH_FACTOR` | 1.8 | a churning pool short of free slots multiplies its page budget by this (1 to 16) |
  * | `growth_max` | `MOSAIC_GROWTH_MAX` | 64 MiB | most bytes one growth step may add to a pool (0: unbounded) |
  * | `free_min_ratio` | `MOSAIC_FREE_MIN` | 0.20 | below this free-slot ratio after sweeping, a churning pool grows |
  * | `free_goal_ratio` | `MOSAIC_FREE_GOAL` | 0.40 | free ratio a shrinking pool aims for |
  * | `free_max_ratio` | `MOSAIC_FREE_MAX` | 0.65 | above this free ratio a pool's budget shrinks and spare pages are decommitted (0 < min < goal < max < 1) |
  * | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
- * | `large_initial` | `MOSAIC_LARGE_INITIAL` | 16 MiB | large-object bytes allocated before the first collection; later live × (`growth_factor` − 1) |
  * | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
  * | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
  * | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
@@ -300,6 +319,10 @@ typedef struct mosaic_weak mosaic_weak;
  */
 typedef struct mosaic_config {
   size_t max_heap;
+  uint32_t heap_policy;
+  double heap_proportional_k;
+  size_t heap_adaptive_scale;
+  size_t heap_min;
   uint32_t size_classes;
   size_t class_count;
   uint32_t class_sizes[MOSAIC_MAX_CLASSES];
@@ -310,7 +333,6 @@ typedef struct mosaic_config {
   double free_goal_ratio;
   double free_max_ratio;
   double stable_ratio;
-  size_t large_initial;
   bool lazy_sweep;
   size_t sweep_step_pages;
   bool verify;
@@ -339,7 +361,7 @@ typedef struct mosaic_event {
    */
   uint64_t marked_objects;
   /**
-   * Their bytes (slot sizes; a large object's requested size).
+   * Their bytes (slot sizes; a large object's whole pages).
    */
   uint64_t marked_bytes;
   /**
@@ -367,6 +389,20 @@ typedef struct mosaic_event {
    * Finalizers this collection queued.
    */
   size_t finalizers_queued;
+  /**
+   * Bytes allocated since the previous collection (COLLECTION_START).
+   */
+  uint64_t allocated_bytes;
+  /**
+   * The heap target: in force (COLLECTION_START) or set for the next
+   * cycle (COLLECTION_END).
+   */
+  size_t target_bytes;
+  /**
+   * Allocation rate the policy measured, bytes per second of mutator
+   * time (COLLECTION_END).
+   */
+  double allocation_rate;
 } mosaic_event;
 
 /**
@@ -495,6 +531,30 @@ typedef struct mosaic_stats {
   size_t committed_bytes;
   size_t max_heap;
   size_t rss_bytes;
+  /**
+   * The heap target now (`MOSAIC_HEAP_*` policy): the next collection
+   * is due when `allocated_since_gc` reaches the target minus the bytes
+   * live after the last collection.
+   */
+  size_t heap_target;
+  uint64_t allocated_since_gc;
+  /**
+   * Bytes found live by the last collection (slot sizes, large objects'
+   * pages).
+   */
+  uint64_t last_live_bytes;
+  /**
+   * Allocation rate and collection speed the policy measured at the
+   * last collection (bytes per second, smoothed; 0 before one).
+   */
+  double allocation_rate;
+  double collection_speed;
+  /**
+   * Time from a collection's stop request until every mutator reached
+   * a safepoint (part of each pause): median and maximum.
+   */
+  uint64_t safepoint_p50_ns;
+  uint64_t safepoint_max_ns;
 } mosaic_stats;
 
 /**
@@ -606,13 +666,9 @@ const char *mosaic_last_error_message(void);
  * Where each kind is reported: `MOSAIC_EVENT_COLLECTION_START`,
  * `MOSAIC_EVENT_MARK_END` and `MOSAIC_EVENT_COLLECTION_END`, in that order
  * for each collection, inside the pause on the collecting thread, every
- * other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` where the growth
- * policy changes the size target: inside a pause (usually just before
- * `COLLECTION_END`, but it may come before `COLLECTION_START` or after
- * `MARK_END` when the pause sweeps), or on a mutator thread whose lazy
- * sweep finished a pool's cycle, inside its `mosaic_alloc` or
- * `mosaic_finish_sweep` and concurrently with other mutators (so possibly
- * on several threads at once).
+ * other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` when the heap policy
+ * changes the heap target: inside the pause, just before
+ * `COLLECTION_END`.
  *
  * The callback is a collector callback: it must return normally, must not
  * allocate, collect, run finalizers or block (refused with

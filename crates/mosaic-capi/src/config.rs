@@ -1,6 +1,6 @@
 //! `mosaic_config`: the C view of `mosaic::Config`.
 
-use mosaic_core::{Config, SizeClassPreset};
+use mosaic_core::{Config, HeapPolicy, SizeClassPreset};
 
 use crate::error::{clear_error, invalid, mosaic_error, report, set_error};
 
@@ -11,6 +11,13 @@ pub const MOSAIC_CLASSES_DEFAULT: u32 = 0;
 pub const MOSAIC_CLASSES_RUBY: u32 = 1;
 /// `size_classes`: the list `class_sizes[0 .. class_count]`.
 pub const MOSAIC_CLASSES_CUSTOM: u32 = 2;
+/// `heap_policy`: collect when the heap reaches `max_heap`.
+pub const MOSAIC_HEAP_FIXED: u32 = 0;
+/// `heap_policy`: target = max(live × (1 + `heap_proportional_k`), `heap_min`).
+pub const MOSAIC_HEAP_PROPORTIONAL: u32 = 1;
+/// `heap_policy`: MemBalancer's target = live + sqrt(live ×
+/// `heap_adaptive_scale` × allocation rate / collection speed).
+pub const MOSAIC_HEAP_ADAPTIVE: u32 = 2;
 /// Most size classes a heap can have (the length of `class_sizes`).
 pub const MOSAIC_MAX_CLASSES: usize = 64;
 
@@ -21,16 +28,17 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 ///
 /// | field | variable | default | meaning |
 /// |---|---|---|---|
-/// | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | address space reserved; small pages plus large objects never exceed it (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
+/// | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | hard cap: small pages plus large objects never exceed it; the fixed policy's target (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
+/// | `heap_policy`, `heap_proportional_k`, `heap_adaptive_scale` | `MOSAIC_HEAP_POLICY` | `MOSAIC_HEAP_PROPORTIONAL`, k = 1, scale = 256 MiB | when to collect: the next collection is due when the bytes allocated since the last one reach target − live. `MOSAIC_HEAP_FIXED`: target = `max_heap`. `MOSAIC_HEAP_PROPORTIONAL`: target = max(live × (1 + k), `heap_min`), k from 0.05 to 100 (k = 1 is Go's GOGC=100). `MOSAIC_HEAP_ADAPTIVE` (MemBalancer): target = max(live + sqrt(live × scale × g / s), `heap_min`), g the allocation rate and s the collection speed measured online, scale from 1 KiB to 1 TiB. The variable reads `fixed`, `proportional`, `proportional:0.5`, `adaptive` or `adaptive:64M` |
+/// | `heap_min` | `MOSAIC_HEAP_MIN` | 4 MiB | the target never goes below this; it is the target before the first collection (64 KiB to `max_heap`) |
 /// | `size_classes`, `class_count`, `class_sizes` | `MOSAIC_SIZE_CLASSES` | `MOSAIC_CLASSES_DEFAULT` | slot sizes of the size pools: `mosaic` (16-byte granules to 128 B, then four per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640) or a comma list (`16,48,96`); see below |
-/// | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may hold before its first collection (at least one page, at most 4 MiB per pool) |
+/// | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may take as fresh pages before it must sweep all its pages first (at least one page, at most 4 MiB per pool); pools never trigger collections |
 /// | `growth_factor` | `MOSAIC_GROWTH_FACTOR` | 1.8 | a churning pool short of free slots multiplies its page budget by this (1 to 16) |
 /// | `growth_max` | `MOSAIC_GROWTH_MAX` | 64 MiB | most bytes one growth step may add to a pool (0: unbounded) |
 /// | `free_min_ratio` | `MOSAIC_FREE_MIN` | 0.20 | below this free-slot ratio after sweeping, a churning pool grows |
 /// | `free_goal_ratio` | `MOSAIC_FREE_GOAL` | 0.40 | free ratio a shrinking pool aims for |
 /// | `free_max_ratio` | `MOSAIC_FREE_MAX` | 0.65 | above this free ratio a pool's budget shrinks and spare pages are decommitted (0 < min < goal < max < 1) |
 /// | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
-/// | `large_initial` | `MOSAIC_LARGE_INITIAL` | 16 MiB | large-object bytes allocated before the first collection; later live × (`growth_factor` − 1) |
 /// | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
 /// | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
 /// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
@@ -57,6 +65,10 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 #[derive(Clone, Copy, Debug)]
 pub struct mosaic_config {
     pub max_heap: usize,
+    pub heap_policy: u32,
+    pub heap_proportional_k: f64,
+    pub heap_adaptive_scale: usize,
+    pub heap_min: usize,
     pub size_classes: u32,
     pub class_count: usize,
     pub class_sizes: [u32; MOSAIC_MAX_CLASSES],
@@ -67,7 +79,6 @@ pub struct mosaic_config {
     pub free_goal_ratio: f64,
     pub free_max_ratio: f64,
     pub stable_ratio: f64,
-    pub large_initial: usize,
     pub lazy_sweep: bool,
     pub sweep_step_pages: usize,
     pub verify: bool,
@@ -96,8 +107,23 @@ impl From<&Config> for mosaic_config {
         for (slot, &size) in class_sizes.iter_mut().zip(&table) {
             *slot = u32::try_from(size).unwrap_or(u32::MAX);
         }
+        let (heap_policy, k, scale) = match c.heap_policy {
+            HeapPolicy::Fixed => (
+                MOSAIC_HEAP_FIXED,
+                HeapPolicy::DEFAULT_K,
+                HeapPolicy::DEFAULT_SCALE,
+            ),
+            HeapPolicy::Proportional { k } => {
+                (MOSAIC_HEAP_PROPORTIONAL, k, HeapPolicy::DEFAULT_SCALE)
+            }
+            HeapPolicy::Adaptive { scale } => (MOSAIC_HEAP_ADAPTIVE, HeapPolicy::DEFAULT_K, scale),
+        };
         mosaic_config {
             max_heap: c.max_heap,
+            heap_policy,
+            heap_proportional_k: k,
+            heap_adaptive_scale: scale,
+            heap_min: c.heap_min,
             size_classes,
             class_count: table.len(),
             class_sizes,
@@ -108,7 +134,6 @@ impl From<&Config> for mosaic_config {
             free_goal_ratio: c.free_goal_ratio,
             free_max_ratio: c.free_max_ratio,
             stable_ratio: c.stable_ratio,
-            large_initial: c.large_initial,
             lazy_sweep: c.lazy_sweep,
             sweep_step_pages: c.sweep_step_pages,
             verify: c.verify,
@@ -144,8 +169,20 @@ impl mosaic_config {
             }
             other => return Err(bad(format!("unknown size_classes {other}"))),
         };
+        let heap_policy = match self.heap_policy {
+            MOSAIC_HEAP_FIXED => HeapPolicy::Fixed,
+            MOSAIC_HEAP_PROPORTIONAL => HeapPolicy::Proportional {
+                k: self.heap_proportional_k,
+            },
+            MOSAIC_HEAP_ADAPTIVE => HeapPolicy::Adaptive {
+                scale: self.heap_adaptive_scale,
+            },
+            other => return Err(bad(format!("unknown heap_policy {other}"))),
+        };
         let c = Config {
             max_heap: self.max_heap,
+            heap_policy,
+            heap_min: self.heap_min,
             size_classes,
             initial_slots: self.initial_slots,
             growth_factor: self.growth_factor,
@@ -154,7 +191,6 @@ impl mosaic_config {
             free_goal_ratio: self.free_goal_ratio,
             free_max_ratio: self.free_max_ratio,
             stable_ratio: self.stable_ratio,
-            large_initial: self.large_initial,
             lazy_sweep: self.lazy_sweep,
             sweep_step_pages: self.sweep_step_pages,
             verify: self.verify,
@@ -246,6 +282,38 @@ mod tests {
         let default = mosaic_config::from(&Config::default());
         assert_eq!(default.class_count, 32);
         assert_eq!(&default.class_sizes[..3], &[16, 32, 48]);
+    }
+
+    #[test]
+    fn every_heap_policy_survives_the_c_struct_and_bad_ones_are_errors() {
+        for heap_policy in [
+            HeapPolicy::Fixed,
+            HeapPolicy::Proportional { k: 0.25 },
+            HeapPolicy::Adaptive { scale: 32 << 20 },
+        ] {
+            let c = Config {
+                heap_policy,
+                heap_min: 1 << 20,
+                ..Config::default()
+            };
+            assert_eq!(round_trip(&c), c);
+        }
+        let mut c = mosaic_config::from(&Config::default());
+        c.heap_policy = 3;
+        assert_eq!(
+            c.to_config("test").err(),
+            Some(mosaic_error::MOSAIC_ERR_CONFIG)
+        );
+        c.heap_policy = MOSAIC_HEAP_PROPORTIONAL;
+        c.heap_proportional_k = -1.0;
+        assert_eq!(
+            c.to_config("test").err(),
+            Some(mosaic_error::MOSAIC_ERR_CONFIG)
+        );
+        let msg = crate::error::mosaic_last_error_message();
+        // SAFETY: a NUL-terminated thread-local string, read right away.
+        let msg = unsafe { std::ffi::CStr::from_ptr(msg) }.to_string_lossy();
+        assert!(msg.contains("between 0.05 and 100"), "{msg}");
     }
 
     #[test]

@@ -15,7 +15,8 @@ use crate::heap::{heap_ref, mosaic_heap};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum mosaic_event_kind {
     /// A collection begins: the world is stopped. Fields: `number`,
-    /// `reason`, `heap_bytes`.
+    /// `reason`, `heap_bytes`, `allocated_bytes`, `target_bytes` (the target
+    /// in force).
     MOSAIC_EVENT_COLLECTION_START = 0,
     /// Marking is complete (strong, ephemeron and finalizer closure).
     /// Fields: `number`, `reason`, `marked_objects`, `marked_bytes`,
@@ -23,11 +24,11 @@ pub enum mosaic_event_kind {
     MOSAIC_EVENT_MARK_END = 1,
     /// The collection ends; the world resumes after the callback returns.
     /// Fields: `number`, `reason`, `live_bytes`, `heap_bytes`, `pause_ns`,
-    /// `finalizers_queued`.
+    /// `finalizers_queued`, `target_bytes` (the target set for the next
+    /// cycle), `allocation_rate`.
     MOSAIC_EVENT_COLLECTION_END = 2,
-    /// The heap's size target changed: the bytes the size pools and the
-    /// large-object space may use before the next collection (never more
-    /// than `max_heap`). Fields: `old_bytes`, `new_bytes`.
+    /// The heap policy changed the heap target (never more than
+    /// `max_heap`), at the end of a pause. Fields: `old_bytes`, `new_bytes`.
     MOSAIC_EVENT_HEAP_RESIZE = 3,
 }
 
@@ -37,7 +38,8 @@ pub enum mosaic_event_kind {
 pub enum mosaic_gc_reason {
     /// Not about a collection (`MOSAIC_EVENT_HEAP_RESIZE`).
     MOSAIC_REASON_NONE = 0,
-    /// A size pool (or the large-object space) reached its budget.
+    /// The bytes allocated since the last collection reached the heap's
+    /// allowance (heap target − live bytes after the last collection).
     MOSAIC_REASON_ALLOCATION = 1,
     /// `mosaic_collect`.
     MOSAIC_REASON_EXPLICIT = 2,
@@ -59,7 +61,7 @@ pub struct mosaic_event {
     pub number: u64,
     /// Objects marked: the live objects, plus those kept for finalizers.
     pub marked_objects: u64,
-    /// Their bytes (slot sizes; a large object's requested size).
+    /// Their bytes (slot sizes; a large object's whole pages).
     pub marked_bytes: u64,
     /// Bytes found live (as `marked_bytes`).
     pub live_bytes: u64,
@@ -74,6 +76,14 @@ pub struct mosaic_event {
     pub mark_ns: u64,
     /// Finalizers this collection queued.
     pub finalizers_queued: usize,
+    /// Bytes allocated since the previous collection (COLLECTION_START).
+    pub allocated_bytes: u64,
+    /// The heap target: in force (COLLECTION_START) or set for the next
+    /// cycle (COLLECTION_END).
+    pub target_bytes: usize,
+    /// Allocation rate the policy measured, bytes per second of mutator
+    /// time (COLLECTION_END).
+    pub allocation_rate: f64,
 }
 
 /// Receives GC events (see `mosaic_set_event_callback`).
@@ -108,6 +118,9 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
         pause_ns: 0,
         mark_ns: 0,
         finalizers_queued: 0,
+        allocated_bytes: 0,
+        target_bytes: 0,
+        allocation_rate: 0.0,
     };
     let remembered = || match current.load(Relaxed) {
         1 => mosaic_gc_reason::MOSAIC_REASON_ALLOCATION,
@@ -121,12 +134,16 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
             number,
             reason: r,
             heap_bytes,
+            allocated_bytes,
+            target_bytes,
         } => {
             ev.kind = mosaic_event_kind::MOSAIC_EVENT_COLLECTION_START;
             ev.reason = reason(r);
             current.store(ev.reason as u32, Relaxed);
             ev.number = number;
             ev.heap_bytes = heap_bytes;
+            ev.allocated_bytes = allocated_bytes;
+            ev.target_bytes = target_bytes;
         }
         GcEvent::MarkEnd {
             number,
@@ -148,6 +165,8 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
             heap_bytes,
             pause,
             finalizers_queued,
+            target_bytes,
+            allocation_rate,
         } => {
             ev.kind = mosaic_event_kind::MOSAIC_EVENT_COLLECTION_END;
             ev.reason = reason(r);
@@ -156,6 +175,8 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
             ev.heap_bytes = heap_bytes;
             ev.pause_ns = ns(pause);
             ev.finalizers_queued = finalizers_queued;
+            ev.target_bytes = target_bytes;
+            ev.allocation_rate = allocation_rate;
         }
         GcEvent::HeapResize {
             old_bytes,
@@ -175,9 +196,8 @@ struct CListener {
     reason: AtomicU32,
 }
 
-// SAFETY: mosaic.h says on which threads the callback runs (HEAP_RESIZE
-// possibly on several at once); the embedder promises `f` and `ctx` may be
-// used there.
+// SAFETY: mosaic.h says on which threads the callback runs (whichever
+// thread collects); the embedder promises `f` and `ctx` may be used there.
 unsafe impl Send for CListener {}
 // SAFETY: as above.
 unsafe impl Sync for CListener {}
@@ -197,13 +217,9 @@ impl CListener {
 /// Where each kind is reported: `MOSAIC_EVENT_COLLECTION_START`,
 /// `MOSAIC_EVENT_MARK_END` and `MOSAIC_EVENT_COLLECTION_END`, in that order
 /// for each collection, inside the pause on the collecting thread, every
-/// other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` where the growth
-/// policy changes the size target: inside a pause (usually just before
-/// `COLLECTION_END`, but it may come before `COLLECTION_START` or after
-/// `MARK_END` when the pause sweeps), or on a mutator thread whose lazy
-/// sweep finished a pool's cycle, inside its `mosaic_alloc` or
-/// `mosaic_finish_sweep` and concurrently with other mutators (so possibly
-/// on several threads at once).
+/// other mutator stopped. `MOSAIC_EVENT_HEAP_RESIZE` when the heap policy
+/// changes the heap target: inside the pause, just before
+/// `COLLECTION_END`.
 ///
 /// The callback is a collector callback: it must return normally, must not
 /// allocate, collect, run finalizers or block (refused with

@@ -26,6 +26,22 @@ pub struct mosaic_stats {
     pub committed_bytes: usize,
     pub max_heap: usize,
     pub rss_bytes: usize,
+    /// The heap target now (`MOSAIC_HEAP_*` policy): the next collection
+    /// is due when `allocated_since_gc` reaches the target minus the bytes
+    /// live after the last collection.
+    pub heap_target: usize,
+    pub allocated_since_gc: u64,
+    /// Bytes found live by the last collection (slot sizes, large objects'
+    /// pages).
+    pub last_live_bytes: u64,
+    /// Allocation rate and collection speed the policy measured at the
+    /// last collection (bytes per second, smoothed; 0 before one).
+    pub allocation_rate: f64,
+    pub collection_speed: f64,
+    /// Time from a collection's stop request until every mutator reached
+    /// a safepoint (part of each pause): median and maximum.
+    pub safepoint_p50_ns: u64,
+    pub safepoint_max_ns: u64,
 }
 
 /// Statistics of one size pool.
@@ -82,6 +98,13 @@ pub unsafe extern "C" fn mosaic_heap_stats(
         committed_bytes: s.committed_bytes,
         max_heap: s.max_heap,
         rss_bytes: s.rss_bytes,
+        heap_target: s.heap_target,
+        allocated_since_gc: s.allocated_since_gc,
+        last_live_bytes: s.last_marked_bytes,
+        allocation_rate: s.last_heap_decision.map_or(0.0, |d| d.allocation_rate),
+        collection_speed: s.last_heap_decision.map_or(0.0, |d| d.collection_speed),
+        safepoint_p50_ns: ns(s.time_to_safepoint.p50),
+        safepoint_max_ns: ns(s.time_to_safepoint.max),
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(st) };

@@ -99,6 +99,7 @@ int main(void) {
     mosaic_config_default(&c);
     c.max_heap = 256u << 20;
     c.initial_slots = 1000;
+    c.heap_min = 256u << 10; /* the heap target grows past it below */
     mosaic_heap *h = mosaic_heap_new(&c, &e);
     CHECK(h != NULL, "heap: %s", mosaic_last_error_message());
     mosaic_mutator *m = main_m = mosaic_mutator_new(h);
@@ -153,6 +154,17 @@ int main(void) {
     CHECK(n > 0 && by_alloc == n, "%d collections by allocation of %d", by_alloc, n);
     int resizes = 0;
     for (int i = 0; i < nevents; i++) resizes += events[i].kind == MOSAIC_EVENT_HEAP_RESIZE;
+    /* Each came once the allowance (at least 256 KiB here) was used up,
+     * and each end sets the next target above what is live. */
+    for (int i = before; i < nevents; i++) {
+        if (events[i].kind == MOSAIC_EVENT_COLLECTION_START)
+            CHECK(events[i].allocated_bytes >= (256u << 10) && events[i].target_bytes >= (256u << 10),
+                  "allocated %llu of target %zu", (unsigned long long)events[i].allocated_bytes,
+                  events[i].target_bytes);
+        if (events[i].kind == MOSAIC_EVENT_COLLECTION_END)
+            CHECK(events[i].target_bytes >= 2 * events[i].live_bytes && events[i].allocation_rate > 0,
+                  "target %zu for %llu live", events[i].target_bytes, (unsigned long long)events[i].live_bytes);
+    }
     CHECK(resizes > 0, "no HEAP_RESIZE while the heap grew");
 
     /* The callback may not allocate or collect; the collection completes. */
