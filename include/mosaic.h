@@ -147,6 +147,14 @@
 #define MOSAIC_PINNED 4
 
 /**
+ * Not cleared: the object's bytes are whatever was there before (an old
+ * object's bytes), not zeroes; the caller must overwrite all of them (a
+ * byte string, an array of numbers). Implies `MOSAIC_NO_POINTERS`: the
+ * collector never reads it. The Boehm collector's `GC_MALLOC_ATOMIC`.
+ */
+#define MOSAIC_UNINIT 8
+
+/**
  * Why the last call on this thread that reports errors failed
  * (`MOSAIC_OK`: it succeeded).
  */
@@ -409,6 +417,31 @@ typedef struct mosaic_event {
  * Receives GC events (see `mosaic_set_event_callback`).
  */
 typedef void (*mosaic_event_fn)(void *ctx, const struct mosaic_event *ev);
+
+/**
+ * One allocation buffer: the current run of a size class. Bump
+ * `cursor` by `slot_size` while the result stays `<= limit`; the other
+ * words belong to the library.
+ */
+typedef struct mosaic_alloc_buffer {
+  size_t cursor;
+  size_t limit;
+  size_t slot_size;
+  size_t private_[3];
+} mosaic_alloc_buffer;
+
+/**
+ * What `mosaic_alloc_inline` reads: `buffers[class_of[(size + 7) >> 3]]`
+ * for a size whose index is below `class_of_len` (larger sizes are large
+ * objects); `*safepoint_requested` is non-zero while another thread waits
+ * for this one to reach a safepoint. Valid while the mutator lives.
+ */
+typedef struct mosaic_fast_path {
+  struct mosaic_alloc_buffer *buffers;
+  const uint8_t *class_of;
+  size_t class_of_len;
+  const uint8_t *safepoint_requested;
+} mosaic_fast_path;
 
 /**
  * A finalizer: runs once for `obj`, with `data` as registered, on a thread
@@ -682,6 +715,16 @@ const char *mosaic_last_error_message(void);
 enum mosaic_error mosaic_set_event_callback(struct mosaic_heap *heap, mosaic_event_fn f, void *ctx);
 
 /**
+ * The mutator's fast-path view for `mosaic_alloc_inline` and
+ * `mosaic_safepoint_inline` (fetch it once per thread and keep it beside
+ * the mutator). NULL for a NULL or freed mutator.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator used only by the calling thread.
+ */
+const struct mosaic_fast_path *mosaic_mutator_fast_path(struct mosaic_mutator *m);
+
+/**
  * Registers a finalizer for `obj`: when `obj` becomes unreachable it is
  * kept alive, with everything it references, until `f(m, obj, data)` has
  * run once; a later collection reclaims it, unless `f` stored it somewhere
@@ -855,7 +898,9 @@ enum mosaic_error mosaic_mutator_set_data(struct mosaic_mutator *m, void *data);
 void *mosaic_mutator_data(const struct mosaic_mutator *m);
 
 /**
- * Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
+ * Allocates `size` bytes with `flags` (`MOSAIC_NO_POINTERS`, ...): zeroed,
+ * unless `flags` has `MOSAIC_UNINIT`. `mosaic_alloc_inline` (below) is
+ * the same without a call on its fast path.
  * The memory is aligned to 8 bytes, and to 16 when its slot size is a
  * multiple of 16 (see the top of this header; `mosaic_alloc_aligned` for
  * more). Returns NULL on error: out of memory, too large, bad flags, a
@@ -1221,3 +1266,39 @@ size_t mosaic_stats_summary(const struct mosaic_heap *heap, char *buf, size_t le
 #endif  // __cplusplus
 
 #endif  /* MOSAIC_H */
+
+#ifndef MOSAIC_INLINE_H
+#define MOSAIC_INLINE_H
+/*
+ * INLINE FAST PATHS. mosaic_alloc_inline is mosaic_alloc(m, size, 0)
+ * without a call while the mutator's current run of that size class has
+ * room: a pointer bump and a compare, then the library call when the run
+ * is used up (which counts the allocation, may collect, and reports
+ * errors). One difference: a success here does not reset the thread's
+ * last error. mosaic_safepoint_inline calls mosaic_safepoint only when
+ * another thread waits for this one. fp is mosaic_mutator_fast_path(m),
+ * fetched once; both are valid while m lives, on m's thread only.
+ */
+static inline void *mosaic_alloc_inline(mosaic_mutator *m, const mosaic_fast_path *fp, size_t size) {
+    size_t i = (size + 7) >> 3;
+    if (i < fp->class_of_len) {
+        mosaic_alloc_buffer *b = &fp->buffers[fp->class_of[i]];
+        uintptr_t next = b->cursor + b->slot_size;
+        if (next <= b->limit) {
+            void *p = (void *)b->cursor;
+            b->cursor = next;
+            return p;
+        }
+    }
+    return mosaic_alloc(m, size, 0);
+}
+
+static inline void mosaic_safepoint_inline(mosaic_mutator *m, const mosaic_fast_path *fp) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (__atomic_load_n(fp->safepoint_requested, __ATOMIC_ACQUIRE))
+#else
+    if (*(const volatile uint8_t *)fp->safepoint_requested)
+#endif
+        mosaic_safepoint(m);
+}
+#endif /* MOSAIC_INLINE_H */

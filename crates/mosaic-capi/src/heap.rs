@@ -12,6 +12,7 @@ use crate::embedder::{mosaic_embedder, CEmbedder};
 use crate::error::{
     clear_error, clear_error_slow, error_may_be_set, invalid, misuse, mosaic_error, report,
 };
+use crate::fast_path::mosaic_fast_path;
 use crate::handle::{usable, Guarded, DEAD, LIVE};
 
 /// The object holds no references and is never traced.
@@ -21,6 +22,11 @@ pub const MOSAIC_NEEDS_CLEANUP: u32 = 2;
 /// The object never moves, not even once compaction lands (today no object
 /// moves; see MOVING at the top of this header).
 pub const MOSAIC_PINNED: u32 = 4;
+/// Not cleared: the object's bytes are whatever was there before (an old
+/// object's bytes), not zeroes; the caller must overwrite all of them (a
+/// byte string, an array of numbers). Implies `MOSAIC_NO_POINTERS`: the
+/// collector never reads it. The Boehm collector's `GC_MALLOC_ATOMIC`.
+pub const MOSAIC_UNINIT: u32 = 8;
 
 /// A garbage-collected heap (opaque).
 pub struct mosaic_heap {
@@ -47,17 +53,21 @@ pub(crate) struct CMutator {
     data: AtomicPtr<c_void>,
     /// The thread that made the mutator.
     owner: ThreadId,
+    /// What mosaic.h's inline fast path reads.
+    fast: mosaic_fast_path,
 }
 
 /// What a `mosaic_mutator *` points to.
 type MutatorHandle = Guarded<CMutator>;
 
 /// A C handle for a mutator just made on the calling thread.
-pub(crate) fn new_mutator_handle(m: Mutator<CEmbedder>) -> *mut mosaic_mutator {
+pub(crate) fn new_mutator_handle(mut m: Mutator<CEmbedder>) -> *mut mosaic_mutator {
+    let fast = m.raw_fast_path().into();
     let h: *mut mosaic_mutator = MutatorHandle::into_raw(CMutator {
         mutator: m,
         data: AtomicPtr::new(std::ptr::null_mut()),
         owner: std::thread::current().id(),
+        fast,
     });
     // SAFETY: `h` was just made and nothing else uses it yet. No collection
     // can scan the new mutator before this: it is attached and running,
@@ -121,6 +131,18 @@ pub(crate) fn mutator_mut<'a>(
     unsafe {
         MutatorHandle::live_ptr(function, "mutator", m)
             .map(|c| &mut *std::ptr::addr_of_mut!((*c).mutator))
+    }
+}
+
+/// The fast-path view of a mutator handle; `None` (with the error
+/// recorded for `function`) if the handle is NULL or freed.
+pub(crate) fn mutator_fast_path(
+    function: &str,
+    m: *mut mosaic_mutator,
+) -> Option<*const mosaic_fast_path> {
+    // SAFETY: as `mutator_mut`; only the address of `fast` is taken.
+    unsafe {
+        MutatorHandle::live_ptr(function, "mutator", m).map(|c| std::ptr::addr_of!((*c).fast))
     }
 }
 
@@ -320,7 +342,9 @@ pub unsafe extern "C" fn mosaic_mutator_data(m: *const mosaic_mutator) -> *mut c
     data
 }
 
-/// Allocates `size` zeroed bytes with `flags` (`MOSAIC_NO_POINTERS`, ...).
+/// Allocates `size` bytes with `flags` (`MOSAIC_NO_POINTERS`, ...): zeroed,
+/// unless `flags` has `MOSAIC_UNINIT`. `mosaic_alloc_inline` (below) is
+/// the same without a call on its fast path.
 /// The memory is aligned to 8 bytes, and to 16 when its slot size is a
 /// multiple of 16 (see the top of this header; `mosaic_alloc_aligned` for
 /// more). Returns NULL on error: out of memory, too large, bad flags, a

@@ -180,6 +180,14 @@ fn scope_slots_keep_objects_alive_until_closed() {
 /// `mosaic_alloc_aligned` aligns as asked; `mosaic_alloc` keeps the
 /// header's alignment promise.
 #[test]
+fn inline_fast_path_and_uninit_allocations() {
+    let out = run_c_test("inline");
+    println!("{out}");
+    assert!(out.trim().ends_with("0 failures"), "{out}");
+    assert!(out.contains("ns/alloc 32 B"), "{out}");
+}
+
+#[test]
 fn aligned_allocations_are_aligned() {
     assert_eq!(run_c_test("aligned").trim(), "0 failures");
 }

@@ -13,7 +13,13 @@ impl AllocFlags {
     pub const NEEDS_CLEANUP: AllocFlags = AllocFlags(2);
     /// The object must never move (respected by compaction).
     pub const PINNED: AllocFlags = AllocFlags(4);
-    const ALL: u32 = 7;
+    /// Not cleared: the object's bytes are **whatever was there before**
+    /// (an old object's bytes), not zeroes, so the caller must overwrite
+    /// all of it (a byte string, an array of numbers). Implies
+    /// `NO_POINTERS`: the collector never reads it. Like the Boehm
+    /// collector's `GC_MALLOC_ATOMIC`. Large objects come zeroed anyway.
+    pub const UNINIT: AllocFlags = AllocFlags(8);
+    const ALL: u32 = 15;
 
     /// Flags from raw bits; `None` if an unknown bit is set.
     pub const fn from_bits(bits: u32) -> Option<AllocFlags> {
@@ -36,6 +42,12 @@ impl AllocFlags {
     #[inline(always)]
     pub const fn contains(self, other: AllocFlags) -> bool {
         self.0 & other.0 == other.0
+    }
+
+    /// These flags without those of `other`.
+    #[inline(always)]
+    pub const fn without(self, other: AllocFlags) -> AllocFlags {
+        AllocFlags(self.0 & !other.0)
     }
 }
 

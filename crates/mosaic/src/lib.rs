@@ -67,6 +67,7 @@ pub use space::{LargeStats, PAGE_SIZE};
 /// directly. May change or disappear in any release.
 #[doc(hidden)]
 pub mod unstable {
+    pub use crate::api::RawFastPath;
     pub use crate::pool::{sweep_page, SweepResult};
     pub use crate::space::{PageDesc, PageTable};
 }

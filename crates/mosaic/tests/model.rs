@@ -376,7 +376,15 @@ impl Harness {
                         } else {
                             AllocFlags::NONE
                         };
-                        new_bytes(m, id, len, flags)
+                        // Every other byte string is not cleared: the
+                        // harness overwrites all of it, and its old bytes
+                        // must never be traced.
+                        let uninit = if id % 2 == 1 {
+                            AllocFlags::UNINIT
+                        } else {
+                            AllocFlags::NONE
+                        };
+                        new_bytes(m, id, len, flags | uninit)
                     }
                     Kind::Ephemeron => unreachable!(),
                 }

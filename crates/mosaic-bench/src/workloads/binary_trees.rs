@@ -96,6 +96,8 @@ mod tests {
             10,
             Config {
                 verify: true,
+                // Depth 10 allocates under the default 4 MiB floor.
+                heap_min: 256 << 10,
                 ..Config::default()
             },
         );

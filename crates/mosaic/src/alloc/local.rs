@@ -8,9 +8,12 @@ use crate::space::PageTable;
 /// No current page.
 pub const NO_PAGE: usize = usize::MAX;
 
-/// The allocation state for one size pool.
+/// The allocation state for one size pool. `repr(C)` with the run first:
+/// the C header's inline fast path reads `cursor`, `limit` and `slot_size`
+/// (`mosaic_alloc_buffer`).
 #[derive(Clone, Copy, Debug)]
-struct LocalPool {
+#[repr(C)]
+pub struct LocalPool {
     cursor: usize,
     limit: usize,
     slot_size: usize,
@@ -24,8 +27,23 @@ struct LocalPool {
 /// Most size classes a table may have (see `SizeClasses::new`).
 const MAX_CLASSES: usize = 64;
 
-/// A mutator's allocation context: one current page and run per pool.
-/// A fixed array indexed by `class % 64`, so the fast path has no bounds check.
+/// Allocation contexts: one per class for zeroed runs, then one per class
+/// for runs that are not cleared (`AllocFlags::UNINIT`), at `class + 64`.
+pub const CONTEXTS: usize = 2 * MAX_CLASSES;
+
+/// The context of `class` for zeroed (`uninit` false) or uncleared memory.
+#[inline(always)]
+pub const fn context(class: usize, uninit: bool) -> usize {
+    class + if uninit { MAX_CLASSES } else { 0 }
+}
+
+/// A mutator's allocation context: one current page and run per pool and
+/// kind of run (zeroed, or not cleared and pointer-free). A fixed array
+/// indexed by `context % 128`, so the fast path has no bounds check.
+///
+/// An uncleared run skips zeroing and sets the no-pointers bit of all its
+/// slots when it is taken (the unused rest is cleared again on flush), so
+/// its fast path is the same bump as the zeroed one.
 ///
 /// The array is a raw heap allocation (not a `Box`) so that a
 /// [`LocalFlusher`] can flush it when the owning thread exits while the
@@ -40,7 +58,7 @@ pub struct LocalAllocator {
 /// allowance, kept beside the pools so that a [`LocalFlusher`] reaches them.
 #[repr(C)]
 struct Locals {
-    pools: [LocalPool; MAX_CLASSES],
+    pools: [LocalPool; CONTEXTS],
     run_bytes: u64,
 }
 
@@ -55,7 +73,10 @@ impl LocalAllocator {
             pools: std::array::from_fn(|i| LocalPool {
                 cursor: 0,
                 limit: 0,
-                slot_size: slot_sizes.get(i).copied().unwrap_or(usize::MAX / 2),
+                slot_size: slot_sizes
+                    .get(i % MAX_CLASSES)
+                    .copied()
+                    .unwrap_or(usize::MAX / 2),
                 page: NO_PAGE,
                 next_slot: 0,
                 unreported: 0,
@@ -78,7 +99,7 @@ impl LocalAllocator {
     }
 
     #[inline(always)]
-    fn pools(&mut self) -> &mut [LocalPool; MAX_CLASSES] {
+    fn pools(&mut self) -> &mut [LocalPool; CONTEXTS] {
         &mut self.locals().pools
     }
 
@@ -95,15 +116,22 @@ impl LocalAllocator {
         std::mem::take(&mut self.locals().run_bytes)
     }
 
+    /// The first of the [`CONTEXTS`] allocation buffers, for an inline fast
+    /// path outside Rust (mosaic.h): valid until this allocator is dropped.
+    pub fn buffers(&mut self) -> *mut LocalPool {
+        self.locals().pools.as_mut_ptr()
+    }
+
     /// A handle that can flush this context later (see [`LocalFlusher`]).
     pub fn flusher(&self) -> LocalFlusher {
         LocalFlusher(self.pools)
     }
 
-    /// The fast path: the next slot of the current run, if any.
+    /// The fast path: the next slot of the current run of context `ctx`
+    /// (see [`context`]), if any.
     #[inline(always)]
-    pub fn bump(&mut self, class: usize) -> Option<usize> {
-        let lp = &mut self.pools()[class % MAX_CLASSES];
+    pub fn bump(&mut self, ctx: usize) -> Option<usize> {
+        let lp = &mut self.pools()[ctx % CONTEXTS];
         let next = lp.cursor + lp.slot_size;
         if next <= lp.limit {
             let p = lp.cursor;
@@ -114,12 +142,14 @@ impl LocalAllocator {
         }
     }
 
-    /// Takes the next free run of the current page. Returns false when the
-    /// page has none left (the page is then no longer current).
-    pub fn next_run(&mut self, table: &PageTable, class: usize) -> bool {
+    /// Takes the next free run of the current page of context `ctx`.
+    /// Returns false when the page has none left (the page is then no
+    /// longer current).
+    pub fn next_run(&mut self, table: &PageTable, ctx: usize) -> bool {
         let single = self.single_slot_runs;
+        let uninit = ctx >= MAX_CLASSES;
         let locals = self.locals();
-        let lp = &mut locals.pools[class];
+        let lp = &mut locals.pools[ctx];
         if lp.page == NO_PAGE {
             return false;
         }
@@ -139,7 +169,9 @@ impl LocalAllocator {
         d.alloc.set_range(first, end);
         let base = table.page_addr(lp.page);
         let (start, len) = (base + first * lp.slot_size, (end - first) * lp.slot_size);
-        if !d.zeroed() {
+        if uninit {
+            d.no_pointers.set_range(first, end);
+        } else if !d.zeroed() {
             table.zero(start, len);
         }
         lp.cursor = start;
@@ -150,17 +182,18 @@ impl LocalAllocator {
         true
     }
 
-    /// Makes `page` (owned by the caller, with a free slot) the current page.
-    pub fn set_page(&mut self, class: usize, page: usize) {
-        let lp = &mut self.pools()[class];
+    /// Makes `page` (owned by the caller, with a free slot) the current
+    /// page of context `ctx`.
+    pub fn set_page(&mut self, ctx: usize, page: usize) {
+        let lp = &mut self.pools()[ctx];
         debug_assert_eq!(lp.page, NO_PAGE);
         lp.page = page;
         lp.next_slot = 0;
     }
 
-    /// Reports reserved slots of `class` to its pool.
-    pub fn report(&mut self, class: usize, pool: &SizePool) {
-        report(&mut self.pools()[class], pool);
+    /// Reports reserved slots of context `ctx` to its pool.
+    pub fn report(&mut self, ctx: usize, pool: &SizePool) {
+        report(&mut self.pools()[ctx], pool);
     }
 
     /// Gives every current page back: the unused rest of each run is
@@ -200,7 +233,10 @@ fn report(lp: &mut LocalPool, pool: &SizePool) {
 
 fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
     let mut unused = 0;
-    for (lp, pool) in locals.pools.iter_mut().zip(pools) {
+    for (i, lp) in locals.pools.iter_mut().enumerate() {
+        let Some(pool) = pools.get(i % MAX_CLASSES) else {
+            continue;
+        };
         if lp.page != NO_PAGE {
             let d = table.desc(lp.page);
             if lp.cursor < lp.limit {
@@ -208,6 +244,9 @@ fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
                 let from = (lp.cursor - base) / lp.slot_size;
                 let to = (lp.limit - base) / lp.slot_size;
                 d.alloc.clear_range(from, to);
+                if i >= MAX_CLASSES {
+                    d.no_pointers.clear_range(from, to);
+                }
                 lp.unreported -= (to - from) as i64;
                 unused += (lp.limit - lp.cursor) as u64;
             }

@@ -16,4 +16,4 @@
 
 mod local;
 
-pub use local::{LocalAllocator, LocalFlusher};
+pub use local::{context, LocalAllocator, LocalFlusher, LocalPool, CONTEXTS};

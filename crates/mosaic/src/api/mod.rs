@@ -7,5 +7,5 @@ mod references;
 mod stats;
 
 pub use heap::{EventListener, Heap};
-pub use mutator::Mutator;
+pub use mutator::{Mutator, RawFastPath};
 pub use stats::{PoolStats, Stats};

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::alloc::{LocalAllocator, LocalFlusher};
+use crate::alloc::{context, LocalAllocator, LocalFlusher};
 use crate::collect::{inside_callback, GcReason, Root, RootTable};
 use crate::embedder::Embedder;
 use crate::error::Error;
@@ -47,12 +47,39 @@ pub struct Mutator<E: Embedder> {
     local: LocalAllocator,
     /// Copy of the size → class table, one pointer away on the fast path.
     lookup: Box<[u8]>,
+    /// The heap uses the default size classes: `alloc_sized` needs no table.
+    default_classes: bool,
     stress_count: u64,
     pub(super) link: Arc<Link<E>>,
     /// Inside `enter_blocking` .. `leave_blocking`.
     in_blocking: bool,
     /// Tied to its thread (the allocation context is not shareable anyway).
     _not_send: PhantomData<*mut ()>,
+}
+
+/// The class of a `SIZE`-byte request in the default size classes, as a
+/// constant.
+struct DefaultClass<const SIZE: usize>;
+
+impl<const SIZE: usize> DefaultClass<SIZE> {
+    const CLASS: Option<usize> = crate::pool::SizeClasses::default_class_of(SIZE);
+}
+
+/// See [`Mutator::raw_fast_path`]. Each buffer starts with three words:
+/// the run's next free byte, its end, and the slot size; bump when
+/// `cursor + slot_size <= limit`. The zeroed buffer of class `c` is buffer
+/// `c`; `class_of[(size + 7) >> 3]` is the class of `size` bytes (for
+/// indexes below `class_of_len`). `safepoint_requested` is non-zero when
+/// the thread should call its safepoint. All valid while the mutator lives.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct RawFastPath {
+    pub buffers: *mut u8,
+    pub buffer_size: usize,
+    pub buffer_count: usize,
+    pub class_of: *const u8,
+    pub class_of_len: usize,
+    pub safepoint_requested: *const u8,
 }
 
 /// What the thread's registry knows of a mutator (see `sched/threads.rs`).
@@ -119,6 +146,7 @@ impl<E: Embedder> Mutator<E> {
         let core = &heap.core;
         let local = LocalAllocator::new(core.classes.sizes(), core.config.stress > 0);
         let lookup = core.classes.lookup_table().into();
+        let default_classes = core.config.size_classes == crate::config::SizeClassPreset::Mosaic;
         // Nothing below can panic between joining the world and returning.
         let id = heap.world.register();
         let roots = RootTable::for_mutator(id as usize);
@@ -143,6 +171,7 @@ impl<E: Embedder> Mutator<E> {
             heap,
             local,
             lookup,
+            default_classes,
             stress_count: 0,
             link,
             in_blocking: false,
@@ -182,7 +211,8 @@ impl<E: Embedder> Mutator<E> {
         self.alloc_with(size, AllocFlags::NONE)
     }
 
-    /// Allocates `size` zeroed bytes with flags (see [`AllocFlags`]).
+    /// Allocates `size` bytes with flags (see [`AllocFlags`]): zeroed,
+    /// unless `flags` has [`AllocFlags::UNINIT`].
     #[inline(always)]
     pub fn alloc_with(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
         if let Some(&class) = self.lookup.get(size.saturating_add(7) >> 3) {
@@ -191,6 +221,50 @@ impl<E: Embedder> Mutator<E> {
             }
         }
         self.alloc_slow_sized(size, flags)
+    }
+
+    /// [`Mutator::alloc_with`] for a size known at compile time: with the
+    /// default size classes the class is a constant, so the fast path is a
+    /// bump and a compare, with no table lookup.
+    ///
+    /// ```
+    /// # use mosaic::{AllocFlags, Config, Embedder, Heap, ObjRef, Tracer};
+    /// # struct NoRefs;
+    /// # unsafe impl Embedder for NoRefs {
+    /// #     fn trace<T: Tracer>(&self, _: ObjRef, _: &mut T) {}
+    /// #     fn roots<T: Tracer>(&self, _: &mut T) {}
+    /// # }
+    /// # let heap = Heap::new(Config::default(), NoRefs).unwrap();
+    /// let mut m = heap.mutator().unwrap();
+    /// let pair = m.alloc_sized::<16>(AllocFlags::NONE).unwrap();
+    /// assert_eq!(heap.object_size(pair), Some(16));
+    /// ```
+    #[inline(always)]
+    pub fn alloc_sized<const SIZE: usize>(&mut self, flags: AllocFlags) -> Result<ObjRef, Error> {
+        if self.default_classes {
+            if let Some(class) = DefaultClass::<SIZE>::CLASS {
+                if let Some(o) = self.bump(class, flags) {
+                    return Ok(o);
+                }
+                return self.alloc_slow(SIZE, Some(class), flags);
+            }
+        }
+        self.alloc_with(SIZE, flags)
+    }
+
+    /// The allocation buffers and the class table, for an inline fast path
+    /// written in another language (mosaic.h's `mosaic_alloc_inline`). Not
+    /// for Rust code: `alloc` is inlined already.
+    #[doc(hidden)]
+    pub fn raw_fast_path(&mut self) -> RawFastPath {
+        RawFastPath {
+            buffers: self.local.buffers().cast(),
+            buffer_size: std::mem::size_of::<crate::alloc::LocalPool>(),
+            buffer_count: crate::alloc::CONTEXTS,
+            class_of: self.lookup.as_ptr(),
+            class_of_len: self.lookup.len(),
+            safepoint_requested: self.heap.world.requested_flag(),
+        }
     }
 
     /// The slow path of `alloc_with` (kept out of line: the class lookup
@@ -202,12 +276,16 @@ impl<E: Embedder> Mutator<E> {
         self.alloc_slow(size, class, flags)
     }
 
-    /// The fast path: a slot of `class` from the current run, if any.
+    /// The fast path: a slot of `class` from the current run, if any (an
+    /// uncleared run for `UNINIT`: its slots are pointer-free already).
     #[inline(always)]
     fn bump(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
-        let p = self.local.bump(class)?;
-        if !flags.is_empty() {
-            self.heap.core.set_flags(p, flags);
+        let p = self
+            .local
+            .bump(context(class, flags.contains(AllocFlags::UNINIT)))?;
+        let rest = flags.without(AllocFlags::UNINIT);
+        if !rest.is_empty() {
+            self.heap.core.set_small_flags(p, rest);
         }
         Some(ObjRef::from_heap_addr(p))
     }
@@ -276,6 +354,7 @@ impl<E: Embedder> Mutator<E> {
         let heap = self.heap.clone();
         let core = &heap.core;
         let pool = &core.pools[class];
+        let ctx = context(class, flags.contains(AllocFlags::UNINIT));
         let mut collected = false;
         loop {
             if self.local.pending_bytes() >= REPORT_BYTES {
@@ -286,14 +365,13 @@ impl<E: Embedder> Mutator<E> {
                 self.collect_for(GcReason::Allocation, Some(seen));
                 collected = true;
             }
-            if self.local.next_run(&core.table, class) {
-                let p = self.local.bump(class).expect("a new run has a free slot");
-                if !flags.is_empty() {
-                    core.set_flags(p, flags);
+            if self.local.next_run(&core.table, ctx) {
+                if let Some(o) = self.bump(class, flags) {
+                    return Ok(o);
                 }
-                return Ok(ObjRef::from_addr(p));
+                unreachable!("a new run has a free slot");
             }
-            self.local.report(class, pool);
+            self.local.report(ctx, pool);
             let started = Instant::now();
             let swept = core.with_sweeper(|cx| {
                 let a = pool.acquire(cx, core.config.sweep_step_pages);
@@ -306,7 +384,7 @@ impl<E: Embedder> Mutator<E> {
                 core.counters.record_sweep_step(step);
             }
             match swept.value {
-                Acquired::Page(p) => self.local.set_page(class, p),
+                Acquired::Page(p) => self.local.set_page(ctx, p),
                 Acquired::Exhausted if core.has_unswept() => core.finish_sweeping().resume(),
                 Acquired::Exhausted if !collected => {
                     swept.panic.resume();

@@ -21,7 +21,9 @@ use crate::error::Error;
 use crate::flags::AllocFlags;
 use crate::object::ObjRef;
 use crate::pool::{GrowthPolicy, SizeClasses, SizePool, SweepCtx};
-use crate::space::{LargeSpace, PageResource, PageTable, ReleaseBuffer, PAGE_SIZE};
+use crate::space::{
+    LargeSpace, PageResource, PageTable, ReleaseBuffer, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE,
+};
 
 /// Everything a heap is, minus the mutator bookkeeping of the API layer.
 pub struct HeapCore<E: Embedder> {
@@ -310,13 +312,14 @@ impl<E: Embedder> HeapCore<E> {
         self.resource.max_pages() * PAGE_SIZE
     }
 
-    /// Sets the side bits for `flags` on the object at `addr` (just allocated).
-    pub fn set_flags(&self, addr: usize, flags: AllocFlags) {
-        let Some(crate::space::Located::Small { page, slot, .. }) = self.table.object_at(addr)
-        else {
-            return;
-        };
-        let d = self.table.desc(page);
+    /// Sets the side bits for `flags` on the small object at `addr`, just
+    /// allocated by the caller: page and slot come from the address alone
+    /// (no lookup, no liveness check).
+    #[inline]
+    pub fn set_small_flags(&self, addr: usize, flags: AllocFlags) {
+        let off = addr - self.table.base();
+        let d = self.table.desc(off >> PAGE_SHIFT);
+        let slot = d.slot_of_offset(off & PAGE_MASK);
         if flags.contains(AllocFlags::NO_POINTERS) {
             d.no_pointers.set(slot);
         }

@@ -30,6 +30,27 @@ impl SizeClasses {
         Self::new(&sizes).expect("default table is valid")
     }
 
+    /// [`SizeClasses::mosaic_default`]'s class of a request of `size`
+    /// bytes, computed without the table (at compile time for a constant
+    /// size): `None` above 8 KiB.
+    pub const fn default_class_of(size: usize) -> Option<usize> {
+        if size <= 128 {
+            return Some(if size <= 16 { 0 } else { size.div_ceil(16) - 1 });
+        }
+        if size > 8192 {
+            return None;
+        }
+        // Classes 8.. : four per doubling above 128 (160, 192, 224, 256, ...).
+        let mut base = 128;
+        let mut class = 8;
+        while size > 2 * base {
+            base *= 2;
+            class += 4;
+        }
+        let quarter = base / 4;
+        Some(class + (size - base).div_ceil(quarter) - 1)
+    }
+
     /// Ruby's five size pools (Variable Width Allocation): 40, 80, 160, 320, 640 B.
     pub fn ruby() -> Self {
         Self::new(&[40, 80, 160, 320, 640]).expect("ruby table is valid")
@@ -110,6 +131,18 @@ impl SizeClasses {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_class_of_agrees_with_the_table() {
+        let t = SizeClasses::mosaic_default();
+        for size in 0..=9000 {
+            assert_eq!(
+                SizeClasses::default_class_of(size),
+                t.class_of(size),
+                "{size}"
+            );
+        }
+    }
 
     #[test]
     fn default_table_matches_the_design() {

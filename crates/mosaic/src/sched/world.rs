@@ -166,6 +166,12 @@ impl World {
         self.requested.load(Ordering::Acquire)
     }
 
+    /// The flag [`World::requested`] reads, as a byte other languages may
+    /// poll (an `AtomicBool` is one byte, 0 or 1).
+    pub fn requested_flag(&self) -> *const u8 {
+        self.requested.as_ptr().cast_const().cast()
+    }
+
     /// Parks the calling mutator until the pause in progress, if any, ends.
     /// The caller must have flushed its allocation context.
     pub fn park(&self, id: MutatorId) {

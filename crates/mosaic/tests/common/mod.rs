@@ -138,7 +138,12 @@ fn init(obj: ObjRef, size: usize, tag: u32, len: u32, id: u64) -> ObjRef {
         bytes.iter().all(|&b| b == 0),
         "allocation of {size} bytes at {obj:?} is not zeroed"
     );
-    // SAFETY: as above; the header fits in every object made here.
+    init_uncleared(obj, tag, len, id)
+}
+
+/// Writes the header of a fresh allocation that may hold old bytes.
+fn init_uncleared(obj: ObjRef, tag: u32, len: u32, id: u64) -> ObjRef {
+    // SAFETY: the 16-byte header fits in every object made here.
     unsafe {
         (obj.as_ptr() as *mut u32).write(tag);
         (obj.as_ptr() as *mut u32).add(1).write(len);
@@ -179,13 +184,12 @@ pub fn new_bytes(
     flags: AllocFlags,
 ) -> Result<ObjRef, Error> {
     let size = HEADER + len;
-    let o = init(
-        m.alloc_with(size, flags | AllocFlags::NO_POINTERS)?,
-        size,
-        BYTES,
-        len as u32,
-        id,
-    );
+    let o = m.alloc_with(size, flags | AllocFlags::NO_POINTERS)?;
+    let o = if flags.contains(AllocFlags::UNINIT) {
+        init_uncleared(o, BYTES, len as u32, id)
+    } else {
+        init(o, size, BYTES, len as u32, id)
+    };
     fill_bytes(o, id as u8);
     Ok(o)
 }
