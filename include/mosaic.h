@@ -38,19 +38,28 @@
  * CALLBACKS. trace, roots and mutator_roots run only on the collecting
  * thread, with the world stopped. on_free may run on several threads at
  * once (lazy sweeping happens in allocating threads while others run).
- * The event callback gets COLLECTION_START, MARK_END and COLLECTION_END
- * on the collecting thread with the world stopped, and HEAP_RESIZE either
- * there or on a mutator thread that is sweeping, concurrently with other
- * threads. The finalizer notifier runs on a collecting thread once the
+ * The event callback gets COLLECTION_START, MARK_END, HEAP_RESIZE and
+ * COLLECTION_END on the collecting thread with the world stopped. The
+ * finalizer notifier runs on a collecting thread once the
  * world resumed. None of these may allocate, collect, park, block or run
  * finalizers: the library refuses with MOSAIC_ERR_MISUSE (with one gap:
- * on a thread that is sweeping lazily, an allocation in on_free or in a
- * HEAP_RESIZE event that the thread's current allocation run can serve
- * is not detected; it is forbidden all the same). Finalizers are not
+ * on a thread that is sweeping lazily, an allocation in on_free that the
+ * thread's current allocation run can serve is not detected; it is
+ * forbidden all the same). Finalizers are not
  * callbacks in that sense: they run in mosaic_run_finalizers (or on the
  * finalizer thread) as ordinary mutator code.
  *
- * MEMORY. Objects are zeroed. Every object is aligned to 8 bytes, and to
+ * WHEN IT COLLECTS. The heap, not a size pool, decides: a collection is
+ * due when the bytes allocated since the last one reach the heap target
+ * minus the bytes found live then. heap_policy (MOSAIC_HEAP_POLICY) sets
+ * the target after each collection: fixed (max_heap), proportional (live
+ * x (1 + k)) or adaptive (MemBalancer's square-root rule, the default);
+ * formulas at mosaic_config. max_heap stays a hard cap in every policy:
+ * an allocation that finds no page after a collection fails with
+ * MOSAIC_ERR_OUT_OF_MEMORY.
+ *
+ * MEMORY. Objects are zeroed, except with MOSAIC_UNINIT (old bytes,
+ * pointer-free: for data the caller overwrites entirely). Every object is aligned to 8 bytes, and to
  * 16 when its slot size (mosaic_object_size) is a multiple of 16: with the
  * default size classes that is every object (large objects start a 64 KiB
  * page); Ruby's 40-byte class, or custom sizes that are odd multiples of
@@ -292,7 +301,7 @@ typedef struct mosaic_weak mosaic_weak;
  * | field | variable | default | meaning |
  * |---|---|---|---|
  * | `max_heap` | `MOSAIC_MAX_HEAP` | 4 GiB | hard cap: small pages plus large objects never exceed it; the fixed policy's target (64 KiB to 1 TiB; the variable takes `K`/`M`/`G`/`T` suffixes: `512M`) |
- * | `heap_policy`, `heap_proportional_k`, `heap_adaptive_scale` | `MOSAIC_HEAP_POLICY` | `MOSAIC_HEAP_PROPORTIONAL`, k = 1, scale = 256 MiB | when to collect: the next collection is due when the bytes allocated since the last one reach target − live. `MOSAIC_HEAP_FIXED`: target = `max_heap`. `MOSAIC_HEAP_PROPORTIONAL`: target = max(live × (1 + k), `heap_min`), k from 0.05 to 100 (k = 1 is Go's GOGC=100). `MOSAIC_HEAP_ADAPTIVE` (MemBalancer): target = max(live + sqrt(live × scale × g / s), `heap_min`), g the allocation rate and s the collection speed measured online, scale from 1 KiB to 1 TiB. The variable reads `fixed`, `proportional`, `proportional:0.5`, `adaptive` or `adaptive:64M` |
+ * | `heap_policy`, `heap_proportional_k`, `heap_adaptive_scale` | `MOSAIC_HEAP_POLICY` | `MOSAIC_HEAP_ADAPTIVE`, scale = 256 MiB, k = 1 | when to collect: the next collection is due when the bytes allocated since the last one reach target − live. `MOSAIC_HEAP_FIXED`: target = `max_heap`. `MOSAIC_HEAP_PROPORTIONAL`: target = max(live × (1 + k), `heap_min`), k from 0.05 to 100 (k = 1 is Go's GOGC=100). `MOSAIC_HEAP_ADAPTIVE` (MemBalancer): target = max(live + sqrt(live × scale × g / s), `heap_min`), g the allocation rate and s the collection speed measured online, scale from 1 KiB to 1 TiB. The variable reads `fixed`, `proportional`, `proportional:0.5`, `adaptive` or `adaptive:64M` |
  * | `heap_min` | `MOSAIC_HEAP_MIN` | 4 MiB | the target never goes below this; it is the target before the first collection (64 KiB to `max_heap`) |
  * | `size_classes`, `class_count`, `class_sizes` | `MOSAIC_SIZE_CLASSES` | `MOSAIC_CLASSES_DEFAULT` | slot sizes of the size pools: `mosaic` (16-byte granules to 128 B, then four per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640) or a comma list (`16,48,96`); see below |
  * | `initial_slots` | `MOSAIC_INITIAL_SLOTS` | 10000 | slots each pool may take as fresh pages before it must sweep all its pages first (at least one page, at most 4 MiB per pool); pools never trigger collections |

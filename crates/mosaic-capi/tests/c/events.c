@@ -100,6 +100,8 @@ int main(void) {
     c.max_heap = 256u << 20;
     c.initial_slots = 1000;
     c.heap_min = 256u << 10; /* the heap target grows past it below */
+    c.heap_policy = MOSAIC_HEAP_PROPORTIONAL;
+    c.heap_proportional_k = 1.0;
     mosaic_heap *h = mosaic_heap_new(&c, &e);
     CHECK(h != NULL, "heap: %s", mosaic_last_error_message());
     mosaic_mutator *m = main_m = mosaic_mutator_new(h);

@@ -237,7 +237,7 @@ impl<E: Embedder> Mutator<E> {
     /// # let heap = Heap::new(Config::default(), NoRefs).unwrap();
     /// let mut m = heap.mutator().unwrap();
     /// let pair = m.alloc_sized::<16>(AllocFlags::NONE).unwrap();
-    /// assert_eq!(heap.object_size(pair), Some(16));
+    /// assert_eq!(heap.object_size(pair).unwrap(), 16);
     /// ```
     #[inline(always)]
     pub fn alloc_sized<const SIZE: usize>(&mut self, flags: AllocFlags) -> Result<ObjRef, Error> {

@@ -96,11 +96,12 @@ pub fn heap(config: Config) -> TestHeap {
     Heap::new(config, TestVm::default()).expect("heap")
 }
 
-/// A small heap that collects often: a 256 KiB minimum target, tiny
-/// initial pools.
+/// A small heap that collects often: proportional targets (twice the live
+/// bytes) over a 256 KiB floor, tiny initial pools.
 pub fn small_config() -> Config {
     Config {
         max_heap: 256 << 20,
+        heap_policy: mosaic::HeapPolicy::Proportional { k: 1.0 },
         heap_min: 256 << 10,
         initial_slots: 64,
         ..Config::default()
