@@ -778,23 +778,17 @@ proptest! {
         run(Config { size_classes: SizeClassPreset::Ruby, verify: true, ..small_config() }, &ops);
     }
 
-    /// Every heap policy: collections triggered by a full fixed heap, by a
-    /// tight proportional target, and by the adaptive rule.
+    /// Every heap policy on the same ops: collections triggered by a full
+    /// fixed heap, by a tight proportional target, and by the adaptive rule.
     #[test]
-    fn fixed_heap_policy(ops in prop::collection::vec(op(), 1..700)) {
-        run(Config { heap_policy: HeapPolicy::Fixed, max_heap: 8 << 20, verify: true, ..small_config() }, &ops);
-    }
-
-    #[test]
-    fn proportional_heap_policy(ops in prop::collection::vec(op(), 1..700)) {
-        let k = HeapPolicy::Proportional { k: 0.1 };
-        run(Config { heap_policy: k, heap_min: 64 << 10, verify: true, ..small_config() }, &ops);
-    }
-
-    #[test]
-    fn adaptive_heap_policy(ops in prop::collection::vec(op(), 1..700)) {
-        let a = HeapPolicy::Adaptive { scale: 1 << 20 };
-        run(Config { heap_policy: a, heap_min: 64 << 10, verify: true, ..small_config() }, &ops);
+    fn heap_policies(ops in prop::collection::vec(op(), 1..700)) {
+        for (heap_policy, max_heap) in [
+            (HeapPolicy::Fixed, 8 << 20),
+            (HeapPolicy::Proportional { k: 0.1 }, 256 << 20),
+            (HeapPolicy::Adaptive { scale: 1 << 20 }, 256 << 20),
+        ] {
+            run(Config { heap_policy, max_heap, heap_min: 64 << 10, verify: true, ..small_config() }, &ops);
+        }
     }
 
     /// Collections also panic on objects that only finalization keeps.

@@ -16,4 +16,4 @@
 
 mod local;
 
-pub use local::{context, LocalAllocator, LocalFlusher, LocalPool, CONTEXTS};
+pub use local::{context, LocalAllocator, LocalFlusher, LocalPool};

@@ -76,7 +76,6 @@ impl<const SIZE: usize> DefaultClass<SIZE> {
 pub struct RawFastPath {
     pub buffers: *mut u8,
     pub buffer_size: usize,
-    pub buffer_count: usize,
     pub class_of: *const u8,
     pub class_of_len: usize,
     pub safepoint_requested: *const u8,
@@ -260,7 +259,6 @@ impl<E: Embedder> Mutator<E> {
         RawFastPath {
             buffers: self.local.buffers().cast(),
             buffer_size: std::mem::size_of::<crate::alloc::LocalPool>(),
-            buffer_count: crate::alloc::CONTEXTS,
             class_of: self.lookup.as_ptr(),
             class_of_len: self.lookup.len(),
             safepoint_requested: self.heap.world.requested_flag(),

@@ -84,9 +84,6 @@ impl<E: Embedder> HeapCore<E> {
             sweep_cursor: AtomicUsize::new(0),
             trim_keep: AtomicUsize::new(usize::MAX),
         };
-        // No listener yet: this only records the initial target.
-        core.events
-            .size_target(&mut PanicSlot::default(), core.sizer.target() as usize);
         Ok(core)
     }
 
@@ -249,6 +246,7 @@ impl<E: Embedder> HeapCore<E> {
         self.counters
             .last_marked_bytes
             .store(marked.bytes as u64, Relaxed);
+        let old_target = self.sizer.target();
         let pause = start.elapsed();
         let decision = self.sizer.after_collection(&CollectionSample {
             live_bytes: marked.bytes as u64,
@@ -257,8 +255,12 @@ impl<E: Embedder> HeapCore<E> {
             sweep_total: Duration::from_nanos(self.counters.lazy_sweep_ns.load(Relaxed)),
         });
         self.update_trim_target();
-        self.events
-            .size_target(&mut panics, decision.target_bytes as usize);
+        if decision.target_bytes != old_target {
+            self.events.emit(&mut panics, || GcEvent::HeapResize {
+                old_bytes: old_target as usize,
+                new_bytes: decision.target_bytes as usize,
+            });
+        }
         let pause = start.elapsed();
         self.counters.record_pause(pause);
         self.events.emit(&mut panics, || GcEvent::CollectionEnd {

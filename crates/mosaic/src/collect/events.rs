@@ -9,7 +9,6 @@
 //! must not allocate in the heap or collect; a panic in it is caught and
 //! continues once the heap is consistent, like other callbacks.
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -83,11 +82,10 @@ pub enum GcEvent {
 /// The listener a heap calls.
 pub type Listener = Arc<dyn Fn(&GcEvent) + Send + Sync>;
 
-/// The heap's listener and the last size target reported.
+/// The heap's listener.
 #[derive(Default)]
 pub struct Events {
     listener: Mutex<Option<Listener>>,
-    target: AtomicUsize,
 }
 
 impl Events {
@@ -105,18 +103,6 @@ impl Events {
         if let Some(l) = self.listener() {
             let e = event();
             panics.call(|| super::callbacks::in_callback(|| l(&e)));
-        }
-    }
-
-    /// Records the heap's size target; emits `HeapResize` if it changed
-    /// (the heap records its initial target before any listener is set).
-    pub fn size_target(&self, panics: &mut PanicSlot, bytes: usize) {
-        let old = self.target.swap(bytes, Relaxed);
-        if old != bytes {
-            self.emit(panics, || GcEvent::HeapResize {
-                old_bytes: old,
-                new_bytes: bytes,
-            });
         }
     }
 }
