@@ -386,7 +386,7 @@ impl<E: Embedder> Mutator<E> {
                 Acquired::Exhausted if core.has_unswept() => core.finish_sweeping().resume(),
                 Acquired::Exhausted if !collected => {
                     swept.panic.resume();
-                    self.collect_for(GcReason::HeapLimit, Some(seen));
+                    self.collect_for(GcReason::HeapLimit, None);
                     collected = true;
                     continue;
                 }
@@ -422,7 +422,7 @@ impl<E: Embedder> Mutator<E> {
                 Some(a) => return Ok(ObjRef::from_addr(a)),
                 None if core.has_unswept() => core.finish_sweeping().resume(),
                 None if !collected => {
-                    self.collect_for(GcReason::HeapLimit, Some(seen));
+                    self.collect_for(GcReason::HeapLimit, None);
                     collected = true;
                 }
                 None => return Err(self.out_of_memory(size)),
@@ -475,8 +475,11 @@ impl<E: Embedder> Mutator<E> {
     }
 
     /// Collects for `reason`, unless `seen` (the collection count when an
-    /// allocation found the heap due, or found no page) shows that another
-    /// thread collected since: then that collection was this one.
+    /// allocation found the heap due) shows that another thread collected
+    /// since: then that collection was this one. An allocation that found
+    /// no page passes `None` and always collects (or waits out a collection
+    /// in progress): skipping it could report out of memory when another
+    /// thread refilled the heap after its collection.
     fn collect_for(&mut self, reason: GcReason, seen: Option<u64>) {
         self.ensure_attached();
         let h = &*self.heap;
