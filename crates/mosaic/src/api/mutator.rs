@@ -3,7 +3,6 @@
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::alloc::{context, LocalAllocator, LocalFlusher};
 use crate::collect::{inside_callback, GcReason, Root, RootTable};
@@ -11,7 +10,6 @@ use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
 use crate::object::ObjRef;
-use crate::pool::Acquired;
 use crate::sched::{self, Detached, MutatorId, ThreadMutator, World};
 
 use super::heap::{Heap, HeapInner};
@@ -343,100 +341,6 @@ impl<E: Embedder> Mutator<E> {
         }
     }
 
-    fn alloc_small(
-        &mut self,
-        class: usize,
-        flags: AllocFlags,
-        size: usize,
-    ) -> Result<ObjRef, Error> {
-        let heap = self.heap.clone();
-        let core = &heap.core;
-        let pool = &core.pools[class];
-        let ctx = context(class, flags.contains(AllocFlags::UNINIT));
-        let mut collected = false;
-        loop {
-            if self.local.pending_bytes() >= REPORT_BYTES {
-                core.sizer.add(self.local.take_bytes());
-            }
-            let seen = core.counters.collections.load(Relaxed);
-            if !collected && core.sizer.due() {
-                self.collect_for(GcReason::Allocation, Some(seen));
-                collected = true;
-            }
-            if self.local.next_run(&core.table, ctx) {
-                if let Some(o) = self.bump(class, flags) {
-                    return Ok(o);
-                }
-                unreachable!("a new run has a free slot");
-            }
-            self.local.report(ctx, pool);
-            let started = Instant::now();
-            let swept = core.with_sweeper(|cx| {
-                let a = pool.acquire(cx, core.config.sweep_step_pages);
-                core.sweep_another_pool(cx, class);
-                a
-            });
-            if swept.pages > 0 {
-                let step = started.elapsed();
-                pool.note_sweep_step(step);
-                core.counters.record_sweep_step(step);
-            }
-            match swept.value {
-                Acquired::Page(p) => self.local.set_page(ctx, p),
-                Acquired::Exhausted if core.has_unswept() => core.finish_sweeping().resume(),
-                Acquired::Exhausted if !collected => {
-                    swept.panic.resume();
-                    self.collect_for(GcReason::HeapLimit, None);
-                    collected = true;
-                    continue;
-                }
-                Acquired::Exhausted => {
-                    swept.panic.resume();
-                    return Err(self.out_of_memory(size));
-                }
-            }
-            // The page is ours and the pool consistent: an on_free panic
-            // may continue now.
-            swept.panic.resume();
-        }
-    }
-
-    fn alloc_large(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
-        let heap = self.heap.clone();
-        let core = &heap.core;
-        let max = core.max_heap();
-        if size > max {
-            return Err(Error::TooLarge {
-                requested: size,
-                max,
-            });
-        }
-        let mut collected = false;
-        loop {
-            let seen = core.counters.collections.load(Relaxed);
-            if !collected && core.sizer.would_exceed(size as u64) {
-                self.collect_for(GcReason::Allocation, Some(seen));
-                collected = true;
-            }
-            match core.alloc_large(size, flags) {
-                Some(a) => return Ok(ObjRef::from_addr(a)),
-                None if core.has_unswept() => core.finish_sweeping().resume(),
-                None if !collected => {
-                    self.collect_for(GcReason::HeapLimit, None);
-                    collected = true;
-                }
-                None => return Err(self.out_of_memory(size)),
-            }
-        }
-    }
-
-    fn out_of_memory(&self, requested: usize) -> Error {
-        Error::OutOfMemory {
-            requested,
-            max_heap: self.heap.core.max_heap(),
-        }
-    }
-
     /// Collects garbage now (stop-the-world). If another thread is already
     /// collecting, waits for that collection instead. A panic from an
     /// embedder callback propagates from here once the heap is consistent
@@ -472,32 +376,6 @@ impl<E: Embedder> Mutator<E> {
             )));
         }
         Ok(())
-    }
-
-    /// Collects for `reason`, unless `seen` (the collection count when an
-    /// allocation found the heap due) shows that another thread collected
-    /// since: then that collection was this one. An allocation that found
-    /// no page passes `None` and always collects (or waits out a collection
-    /// in progress): skipping it could report out of memory when another
-    /// thread refilled the heap after its collection.
-    fn collect_for(&mut self, reason: GcReason, seen: Option<u64>) {
-        self.ensure_attached();
-        let h = &*self.heap;
-        let core = &h.core;
-        core.sizer.add(self.local.flush(&core.table, &core.pools));
-        let stop_start = Instant::now();
-        if h.world.stop(self.link.id) {
-            let _resume = PauseGuard(&h.world);
-            let done = core.counters.collections.load(Relaxed);
-            if seen.map_or(true, |n| n == done) {
-                let tables = h.live_root_tables();
-                core.collect(&tables, reason, stop_start);
-            }
-        }
-        // The world runs again: tell the embedder finalizers are waiting.
-        if h.core.finalizers.take_queued() {
-            h.notify_finalizers();
-        }
     }
 
     /// Sweeps every page left unswept by the last collection (like Ruby's
@@ -616,3 +494,10 @@ impl<E: Embedder> Drop for Mutator<E> {
         h.world.unregister(self.link.id);
     }
 }
+
+#[path = "slow_path.rs"]
+mod slow_path;
+
+#[cfg(test)]
+#[path = "mutator_tests.rs"]
+mod tests;

@@ -1,7 +1,10 @@
 //! The heap below the API, and the body of a collection.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicUsize,
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
+};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -43,6 +46,11 @@ pub struct HeapCore<E: Embedder> {
     /// When to collect: the heap target, allowance and policy.
     pub sizer: HeapSizer,
     sweep_cursor: AtomicUsize,
+    /// Threads inside [`HeapCore::with_sweeper`]. A sweeper holds pages it
+    /// took off a pool's unswept list, and empty pages in its release
+    /// buffer, that no other thread can see until it returns: an exhausted
+    /// allocation waits for it before calling the heap full.
+    sweepers: AtomicUsize,
     /// Dirty free pages worth keeping committed, set when a pool finishes a
     /// sweep cycle; sweep steps decommit the excess a little at a time.
     trim_keep: AtomicUsize,
@@ -82,6 +90,7 @@ impl<E: Embedder> HeapCore<E> {
             finalizers: Finalizers::default(),
             events: Events::default(),
             sweep_cursor: AtomicUsize::new(0),
+            sweepers: AtomicUsize::new(0),
             trim_keep: AtomicUsize::new(usize::MAX),
         };
         Ok(core)
@@ -93,6 +102,7 @@ impl<E: Embedder> HeapCore<E> {
     /// `on_free` is caught and returned in [`Swept::panic`]: the caller
     /// resumes it once its own state is consistent.
     pub fn with_sweeper<R>(&self, f: impl FnOnce(&mut SweepCtx<'_>) -> R) -> Swept<R> {
+        let _busy = SweeperGuard::enter(&self.sweepers);
         let mut release = ReleaseBuffer::default();
         let mut panic = PanicSlot::default();
         let mut on_free = |a: usize| {
@@ -119,6 +129,12 @@ impl<E: Embedder> HeapCore<E> {
             pages,
             panic,
         }
+    }
+
+    /// Is another thread sweeping now (and so perhaps about to give pages
+    /// back)? Only meaningful outside [`HeapCore::with_sweeper`].
+    pub fn sweeping_elsewhere(&self) -> bool {
+        self.sweepers.load(Acquire) != 0
     }
 
     /// Sweeps one page of the next pool (round robin) other than `except`
@@ -374,5 +390,22 @@ impl<E: Embedder> Drop for HeapCore<E> {
         if !std::thread::panicking() {
             panics.resume();
         }
+    }
+}
+
+/// Counts a thread inside [`HeapCore::with_sweeper`] until it has flushed
+/// its release buffer (or unwound).
+struct SweeperGuard<'a>(&'a AtomicUsize);
+
+impl<'a> SweeperGuard<'a> {
+    fn enter(n: &'a AtomicUsize) -> Self {
+        n.fetch_add(1, AcqRel);
+        SweeperGuard(n)
+    }
+}
+
+impl Drop for SweeperGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Release);
     }
 }

@@ -36,7 +36,7 @@ mod verify;
 mod weak;
 
 pub use self::core::HeapCore;
-pub use callbacks::{in_callback, inside_callback};
+pub use callbacks::{in_callback, inside_callback, PanicSlot};
 pub use counters::{Distribution, GcCounters};
 pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};

@@ -1,0 +1,251 @@
+//! The allocation slow path: a new run or page, the heap's collection
+//! trigger, and what an allocation does when the heap is full.
+//!
+//! Invariant: an allocation reports out of memory only when a collection
+//! it ran (or waited for) left no page for it, no other thread is in the
+//! middle of a sweep (whose freed pages are not visible yet) and no other
+//! collection has happened or is pending since. The thread that collects
+//! because the heap is full takes its memory before the world resumes, so
+//! other threads cannot use up what that collection freed first.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+
+use crate::alloc::context;
+use crate::collect::{GcReason, PanicSlot};
+use crate::embedder::Embedder;
+use crate::error::Error;
+use crate::flags::AllocFlags;
+use crate::object::ObjRef;
+use crate::pool::Acquired;
+
+use super::{Mutator, PauseGuard, REPORT_BYTES};
+
+/// Most collections one allocation runs after finding the heap full, when
+/// other threads keep refilling it.
+const MAX_FULL_COLLECTIONS: u32 = 4;
+
+/// What one allocation has done about a full heap.
+#[derive(Default)]
+struct Exhaustion {
+    /// Collections run (or waited for) because no page was left.
+    collections: u32,
+    /// The collection count after the last of them.
+    after: Option<u64>,
+}
+
+/// What to do after finding the heap full.
+enum Full<T> {
+    /// The memory was taken inside the collection's pause.
+    Took(T),
+    /// Something changed: try the ordinary path again.
+    Retry,
+    OutOfMemory,
+}
+
+impl<E: Embedder> Mutator<E> {
+    pub(super) fn alloc_small(
+        &mut self,
+        class: usize,
+        flags: AllocFlags,
+        size: usize,
+    ) -> Result<ObjRef, Error> {
+        let heap = self.heap.clone();
+        let core = &heap.core;
+        let pool = &core.pools[class];
+        let ctx = context(class, flags.contains(AllocFlags::UNINIT));
+        let mut triggered = false;
+        let mut exhausted = Exhaustion::default();
+        loop {
+            if self.local.pending_bytes() >= REPORT_BYTES {
+                core.sizer.add(self.local.take_bytes());
+            }
+            let seen = core.counters.collections.load(Relaxed);
+            if !triggered && core.sizer.due() {
+                self.collect_for(GcReason::Allocation, Some(seen));
+                triggered = true;
+            }
+            if self.local.next_run(&core.table, ctx) {
+                if let Some(o) = self.bump(class, flags) {
+                    return Ok(o);
+                }
+                unreachable!("a new run has a free slot");
+            }
+            self.local.report(ctx, pool);
+            let started = Instant::now();
+            let swept = core.with_sweeper(|cx| {
+                let a = pool.acquire(cx, core.config.sweep_step_pages);
+                core.sweep_another_pool(cx, class);
+                a
+            });
+            if swept.pages > 0 {
+                let step = started.elapsed();
+                pool.note_sweep_step(step);
+                core.counters.record_sweep_step(step);
+            }
+            // Once the page is ours (or there is none) the pool is
+            // consistent: an on_free panic may continue then.
+            if let Acquired::Page(p) = swept.value {
+                self.local.set_page(ctx, p);
+                swept.panic.resume();
+                continue;
+            }
+            swept.panic.resume();
+            triggered = true;
+            // In the pause: sweep this pool for a page (as deep as needed).
+            let take = |m: &mut Self| {
+                let swept = core.with_sweeper(|cx| pool.acquire(cx, usize::MAX));
+                let got = match swept.value {
+                    Acquired::Page(p) => {
+                        m.local.set_page(ctx, p);
+                        Some(())
+                    }
+                    Acquired::Exhausted => None,
+                };
+                (got, swept.panic)
+            };
+            match self.retry_exhausted(&mut exhausted, take) {
+                Full::Took(()) | Full::Retry => {}
+                Full::OutOfMemory => return Err(self.out_of_memory(size)),
+            }
+        }
+    }
+
+    pub(super) fn alloc_large(&mut self, size: usize, flags: AllocFlags) -> Result<ObjRef, Error> {
+        let heap = self.heap.clone();
+        let core = &heap.core;
+        let max = core.max_heap();
+        if size > max {
+            return Err(Error::TooLarge {
+                requested: size,
+                max,
+            });
+        }
+        let mut triggered = false;
+        let mut exhausted = Exhaustion::default();
+        loop {
+            let seen = core.counters.collections.load(Relaxed);
+            if !triggered && core.sizer.would_exceed(size as u64) {
+                self.collect_for(GcReason::Allocation, Some(seen));
+            }
+            if let Some(a) = core.alloc_large(size, flags) {
+                return Ok(ObjRef::from_addr(a));
+            }
+            triggered = true;
+            let take = |_: &mut Self| (core.alloc_large(size, flags), PanicSlot::default());
+            match self.retry_exhausted(&mut exhausted, take) {
+                Full::Took(a) => return Ok(ObjRef::from_addr(a)),
+                Full::Retry => {}
+                Full::OutOfMemory => return Err(self.out_of_memory(size)),
+            }
+        }
+    }
+
+    /// The page resource had no page for this allocation: makes room if
+    /// anything can. In order: sweep what is unswept; wait for other
+    /// threads' sweeps to end; collect (`HeapLimit`) and, still in the
+    /// pause, `take` the memory (after sweeping everything if need be).
+    /// Collects again only if another collection happened or is pending
+    /// since its last one (other threads kept allocating), at most
+    /// [`MAX_FULL_COLLECTIONS`] times.
+    #[cold]
+    fn retry_exhausted<T>(
+        &mut self,
+        e: &mut Exhaustion,
+        mut take: impl FnMut(&mut Self) -> (Option<T>, PanicSlot),
+    ) -> Full<T> {
+        let heap = self.heap.clone();
+        let core = &heap.core;
+        if core.has_unswept() {
+            core.finish_sweeping().resume();
+            return Full::Retry;
+        }
+        if core.sweeping_elsewhere() {
+            self.wait_for_sweepers();
+            return Full::Retry;
+        }
+        let now = core.counters.collections.load(Relaxed);
+        let another = e.after != Some(now) || heap.world.requested();
+        if !another || e.collections >= MAX_FULL_COLLECTIONS {
+            return Full::OutOfMemory;
+        }
+        let mut panic = PanicSlot::default();
+        let took = self.collect_then(GcReason::HeapLimit, None, |m| {
+            let (mut got, p) = take(m);
+            panic.merge(p);
+            if got.is_none() && core.has_unswept() {
+                panic.merge(core.finish_sweeping());
+                let (again, p) = take(m);
+                panic.merge(p);
+                got = again;
+            }
+            got
+        });
+        e.collections += 1;
+        e.after = Some(core.counters.collections.load(Relaxed));
+        // Whatever was taken is consistent (a page is the mutator's, a
+        // large object allocated): an on_free panic may continue.
+        panic.resume();
+        match took.flatten() {
+            Some(t) => Full::Took(t),
+            None => Full::Retry,
+        }
+    }
+
+    /// The page resource is empty while another thread sweeps: the pages
+    /// it is sweeping or has buffered for release are not visible yet, so
+    /// the heap is not known to be full. Yields (answering a collection
+    /// request) until that sweeper is done, then the caller retries.
+    #[cold]
+    fn wait_for_sweepers(&mut self) {
+        while self.heap.core.sweeping_elsewhere() {
+            self.safepoint();
+            std::thread::yield_now();
+        }
+    }
+
+    fn out_of_memory(&self, requested: usize) -> Error {
+        Error::OutOfMemory {
+            requested,
+            max_heap: self.heap.core.max_heap(),
+        }
+    }
+
+    /// Collects for `reason`, unless `seen` (the collection count when an
+    /// allocation found the heap due) shows that another thread collected
+    /// since: then that collection was this one.
+    pub(super) fn collect_for(&mut self, reason: GcReason, seen: Option<u64>) {
+        self.collect_then(reason, seen, |_| ());
+    }
+
+    /// [`Mutator::collect_for`], then `then` before the world resumes, if
+    /// this thread ran the pause (`None` if it waited out another thread's
+    /// collection instead).
+    fn collect_then<R>(
+        &mut self,
+        reason: GcReason,
+        seen: Option<u64>,
+        then: impl FnOnce(&mut Self) -> R,
+    ) -> Option<R> {
+        self.ensure_attached();
+        let heap = self.heap.clone();
+        let core = &heap.core;
+        core.sizer.add(self.local.flush(&core.table, &core.pools));
+        let stop_start = Instant::now();
+        let mut out = None;
+        if heap.world.stop(self.link.id) {
+            let _resume = PauseGuard(&heap.world);
+            let done = core.counters.collections.load(Relaxed);
+            if seen.map_or(true, |n| n == done) {
+                let tables = heap.live_root_tables();
+                core.collect(&tables, reason, stop_start);
+            }
+            out = Some(then(self));
+        }
+        // The world runs again: tell the embedder finalizers are waiting.
+        if core.finalizers.take_queued() {
+            heap.notify_finalizers();
+        }
+        out
+    }
+}
