@@ -133,6 +133,8 @@ pub fn run(spec: &Spec) {
         } => {
             let ns = match allocator.as_str() {
                 "mosaic" => alloc::mosaic(*size, *count, config(None)),
+                "mosaic-sized" => alloc::mosaic_sized(*size, *count, config(None), false),
+                "mosaic-uninit" => alloc::mosaic_sized(*size, *count, config(None), true),
                 "bump" => alloc::bump(*size, *count),
                 "bump-zeroed" => alloc::bump_zeroed(*size, *count),
                 other => panic!("unknown allocator {other}"),

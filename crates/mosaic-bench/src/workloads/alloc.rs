@@ -3,7 +3,11 @@
 //! under glibc, jemalloc and mimalloc run in `peers/c/alloc.c`, with the
 //! same loop shape (allocate a window of 256 objects, then free them).
 //!
-//! Mosaic hands out zeroed memory, so [`bump_zeroed`] (a bump allocation
+//! Mosaic runs three ways: `mosaic` (size known at run time, a class
+//! lookup), `mosaic-sized` (size known at compile time) and `mosaic-uninit`
+//! (compile-time size, `UNINIT`: neither cleared nor scanned).
+//!
+//! Mosaic hands out zeroed memory by default, so [`bump_zeroed`] (a bump allocation
 //! followed by zeroing the object's bytes) is the like-for-like floor for
 //! it; [`bump`] never touches the memory it hands out. The malloc peers
 //! write one byte per object.
@@ -11,7 +15,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use mosaic::{Config, Heap};
+use mosaic::{AllocFlags, Config, Heap};
 
 use crate::vm::{FirstWords, Vm};
 
@@ -25,6 +29,37 @@ pub fn mosaic(size: usize, count: u64, config: Config) -> f64 {
     let t = Instant::now();
     for _ in 0..count {
         black_box(m.alloc(size).expect("alloc"));
+    }
+    t.elapsed().as_nanos() as f64 / count as f64
+}
+
+/// Mosaic with the size known at compile time ([`mosaic::Mutator::alloc_sized`]),
+/// as a compiler for a language runtime would emit it: zeroed memory, or
+/// with `uninit` not cleared and pointer-free ([`AllocFlags::UNINIT`]).
+/// Sizes outside [`SIZES`] go through [`mosaic`]'s path.
+pub fn mosaic_sized(size: usize, count: u64, config: Config, uninit: bool) -> f64 {
+    let flags = if uninit {
+        AllocFlags::UNINIT
+    } else {
+        AllocFlags::NONE
+    };
+    macro_rules! sized {
+        ($($n:literal)*) => {
+            match size {
+                $($n => sized_loop::<$n>(count, config, flags),)*
+                _ => mosaic(size, count, config),
+            }
+        };
+    }
+    sized!(16 32 64 128 256 512)
+}
+
+fn sized_loop<const N: usize>(count: u64, config: Config, flags: AllocFlags) -> f64 {
+    let heap = Heap::new(config, Vm::<FirstWords<0>>::default()).expect("heap");
+    let mut m = heap.mutator().unwrap();
+    let t = Instant::now();
+    for _ in 0..count {
+        black_box(m.alloc_sized::<N>(flags).expect("alloc"));
     }
     t.elapsed().as_nanos() as f64 / count as f64
 }
@@ -79,6 +114,10 @@ mod tests {
     fn every_allocator_reports_a_positive_rate() {
         for s in super::SIZES.into_iter().chain([48]) {
             assert!(super::mosaic(s, 100_000, mosaic::Config::default()) > 0.0);
+            for uninit in [false, true] {
+                let c = mosaic::Config::default();
+                assert!(super::mosaic_sized(s, 100_000, c, uninit) > 0.0);
+            }
             assert!(super::bump(s, 100_000) > 0.0);
             assert!(super::bump_zeroed(s, 100_000) > 0.0);
         }

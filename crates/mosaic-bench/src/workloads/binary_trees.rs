@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use mosaic::{Config, Heap, Mutator, ObjRef};
+use mosaic::{AllocFlags, Config, Heap, Mutator, ObjRef};
 
 use crate::vm::{FirstWords, ShadowStack, Vm};
 
@@ -31,14 +31,14 @@ pub fn expected_check(n: u32) -> u64 {
 
 fn make(m: &mut Mutator<TreeVm>, s: &ShadowStack, d: u32) -> ObjRef {
     if d == 0 {
-        return m.alloc(16).expect("node");
+        return m.alloc_sized::<16>(AllocFlags::NONE).expect("node");
     }
     let base = s.len();
     let l = make(m, s, d - 1);
     s.push(l);
     let r = make(m, s, d - 1);
     s.push(r);
-    let n = m.alloc(16).expect("node");
+    let n = m.alloc_sized::<16>(AllocFlags::NONE).expect("node");
     let f = n.as_ptr() as *mut *mut u8;
     // SAFETY: a node is two pointers.
     unsafe {

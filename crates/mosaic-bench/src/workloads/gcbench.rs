@@ -113,16 +113,17 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn node(&mut self) -> ObjRef {
-        self.m.alloc(NODE_BYTES).expect("GCBench node")
+        self.m
+            .alloc_sized::<NODE_BYTES>(AllocFlags::NONE)
+            .expect("GCBench node")
     }
 
-    /// A garbage object after each node, in the holes variant.
+    /// A garbage object after each node, in the holes variant: pointer-free
+    /// and not cleared, as Boehm's `GC_MALLOC_ATOMIC` in the C peer.
     fn hole(&mut self) {
         if self.holes {
             let size = self.rng.power_law_size();
-            self.m
-                .alloc_with(size, AllocFlags::NO_POINTERS)
-                .expect("hole");
+            self.m.alloc_with(size, AllocFlags::UNINIT).expect("hole");
         }
     }
 
@@ -194,7 +195,7 @@ fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64) -> u64
     s.push(long_lived);
     cx.populate(p.long_lived, long_lived);
     let array =
-        cx.m.alloc_with(p.array_size * 8, AllocFlags::NO_POINTERS)
+        cx.m.alloc_with(p.array_size * 8, AllocFlags::UNINIT)
             .expect("array");
     s.push(array);
     let a = array.as_ptr() as *mut f64;

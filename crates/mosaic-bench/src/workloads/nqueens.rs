@@ -11,7 +11,7 @@
 //!
 //! Check value: the number of solutions (92, 352, 724, 2680 for 8–11).
 
-use mosaic::{Config, Heap, Mutator, ObjRef};
+use mosaic::{AllocFlags, Config, Heap, Mutator, ObjRef};
 
 use crate::vm::{FirstWords, ShadowStack, Vm};
 
@@ -67,7 +67,7 @@ impl Ctx<'_> {
         if let Some(t) = tail {
             self.s.push(t);
         }
-        let c = self.m.alloc(16).expect("cons");
+        let c = self.m.alloc_sized::<16>(AllocFlags::NONE).expect("cons");
         self.s.truncate(base);
         // SAFETY: a fresh 16-byte cell.
         unsafe {
