@@ -8,7 +8,7 @@
 //! | `binary-trees` | depth 16 quick, 20 full | Mosaic, Boehm, OCaml, Java x3, Go | each runtime's default |
 //! | `nqueens` | 8..10 quick, 8..11 full | OCaml, Boehm, malloc, free, bump, Mosaic | defaults |
 //! | `varsize` | 2M / 10M replacements | Mosaic with three size-class layouts | 4 GiB |
-//! | `alloc` | 16..512 B | Mosaic (run-time size, compile-time size, UNINIT), bump, bump-zeroed, glibc, jemalloc, mimalloc | defaults |
+//! | `alloc` | 16..512 B | Mosaic (run-time size, compile-time size, UNINIT), bump, bump-zeroed (256 KiB and 4 MiB arenas), glibc, jemalloc, mimalloc | defaults |
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -455,6 +455,7 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                 mosaic("mosaic-uninit", m("mosaic-uninit")),
                 mosaic_as("bump", Runtime::Manual, m("bump"), &[]),
                 mosaic_as("bump-zeroed", Runtime::Manual, m("bump-zeroed"), &[]),
+                mosaic_as("bump-zeroed-4m", Runtime::Manual, m("bump-zeroed-4m"), &[]),
                 c("glibc", &peers.alloc_glibc),
                 c("jemalloc", &peers.alloc_jemalloc),
                 c("mimalloc", &peers.alloc_mimalloc),

@@ -136,7 +136,8 @@ pub fn run(spec: &Spec) {
                 "mosaic-sized" => alloc::mosaic_sized(*size, *count, config(None), false),
                 "mosaic-uninit" => alloc::mosaic_sized(*size, *count, config(None), true),
                 "bump" => alloc::bump(*size, *count),
-                "bump-zeroed" => alloc::bump_zeroed(*size, *count),
+                "bump-zeroed" => alloc::bump_zeroed(*size, *count, alloc::ARENA),
+                "bump-zeroed-4m" => alloc::bump_zeroed(*size, *count, alloc::HEAP_CYCLE),
                 other => panic!("unknown allocator {other}"),
             };
             out.insert("check".into(), json!(0));

@@ -64,24 +64,34 @@ fn sized_loop<const N: usize>(count: u64, config: Config, flags: AllocFlags) -> 
     t.elapsed().as_nanos() as f64 / count as f64
 }
 
-/// A bump allocator (bumpalo), reset every 256 KiB (reset time included):
+/// A bump allocator (bumpalo), reset every [`ARENA`] bytes (reset time included):
 /// the fastest an allocator that never looks at its memory can be.
 pub fn bump(size: usize, count: u64) -> f64 {
-    bump_loop(size, count, |_| {})
+    bump_loop(size, count, ARENA, |_| {})
 }
+
+/// The bump arena of [`bump`] and [`bump_zeroed`]: it stays in L2.
+pub const ARENA: usize = 256 << 10;
+
+/// Mosaic's default heap target with nothing live (`heap_min`): the memory
+/// its allocations cycle through between collections.
+pub const HEAP_CYCLE: usize = 4 << 20;
 
 /// The same bump allocator, zeroing every object's `size` bytes after
 /// allocating it (`std::ptr::write_bytes`), as an allocator that hands out
 /// zeroed memory must. The sizes of [`SIZES`] are zeroed with a constant
 /// length (inline stores, as compiled code that knows the object's size
 /// zeroes it), others through a `memset` call.
-pub fn bump_zeroed(size: usize, count: u64) -> f64 {
+/// `arena` is [`ARENA`], or [`HEAP_CYCLE`] to see what walking as much
+/// memory as Mosaic does between collections costs (a diagnostic, not a
+/// floor).
+pub fn bump_zeroed(size: usize, count: u64, arena: usize) -> f64 {
     macro_rules! sized {
         ($($n:literal)*) => {
             match size {
                 // SAFETY (every arm): `p` is a fresh allocation of `size` bytes.
-                $($n => bump_loop(size, count, |p| unsafe { std::ptr::write_bytes(p, 0, $n) }),)*
-                _ => bump_loop(size, count, |p| unsafe { std::ptr::write_bytes(p, 0, size) }),
+                $($n => bump_loop(size, count, arena, |p| unsafe { std::ptr::write_bytes(p, 0, $n) }),)*
+                _ => bump_loop(size, count, arena, |p| unsafe { std::ptr::write_bytes(p, 0, size) }),
             }
         };
     }
@@ -89,10 +99,10 @@ pub fn bump_zeroed(size: usize, count: u64) -> f64 {
 }
 
 #[inline(always)]
-fn bump_loop(size: usize, count: u64, init: impl Fn(*mut u8)) -> f64 {
+fn bump_loop(size: usize, count: u64, arena_bytes: usize, init: impl Fn(*mut u8)) -> f64 {
     let layout = std::alloc::Layout::from_size_align(size, 16).unwrap();
-    let mut arena = bumpalo::Bump::with_capacity(256 << 10);
-    let per_reset = ((256 << 10) / size) as u64;
+    let mut arena = bumpalo::Bump::with_capacity(arena_bytes);
+    let per_reset = (arena_bytes / size) as u64;
     let t = Instant::now();
     let mut left = count;
     while left > 0 {
@@ -119,7 +129,8 @@ mod tests {
                 assert!(super::mosaic_sized(s, 100_000, c, uninit) > 0.0);
             }
             assert!(super::bump(s, 100_000) > 0.0);
-            assert!(super::bump_zeroed(s, 100_000) > 0.0);
+            assert!(super::bump_zeroed(s, 100_000, super::ARENA) > 0.0);
+            assert!(super::bump_zeroed(s, 100_000, super::HEAP_CYCLE) > 0.0);
         }
     }
 }
