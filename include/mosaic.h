@@ -192,7 +192,8 @@ typedef enum mosaic_error {
    */
   MOSAIC_ERR_CONFIG = 5,
   /**
-   * The operating system refused to reserve the heap.
+   * The operating system refused to reserve the heap or to start its GC
+   * worker threads.
    */
   MOSAIC_ERR_RESERVE = 6,
   /**
@@ -315,6 +316,7 @@ typedef struct mosaic_weak mosaic_weak;
  * | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
  * | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
  * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
+ * | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
  * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
  *
  * Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
@@ -354,6 +356,11 @@ typedef struct mosaic_config {
   size_t sweep_step_pages;
   bool verify;
   uint64_t stress;
+  /**
+   * GC worker threads, the collecting thread included (0: one per
+   * available core).
+   */
+  size_t gc_threads;
   /**
    * Milliseconds a collection waits for mutators before it prints which
    * ones it waits for (0: never).
@@ -502,10 +509,13 @@ typedef void (*mosaic_mutator_roots_fn)(void *ctx, struct mosaic_mutator *m, voi
  * `on_free` and `mutator_roots` may be NULL. `ctx` is passed to every
  * callback.
  *
- * `trace`, `roots` and `mutator_roots` run on the collecting thread (the
- * one whose allocation or `mosaic_collect` started the collection) while
- * every other mutator is stopped: parked at a safepoint or inside a
- * blocking region. They must not allocate or call any mosaic function
+ * `trace`, `roots` and `mutator_roots` run while every other mutator is
+ * stopped (parked at a safepoint or inside a blocking region), on the
+ * collecting thread (the one whose allocation or `mosaic_collect` started
+ * the collection) and, with several GC workers (`gc_threads`, one per
+ * core by default), on the heap's GC threads too: `trace` may run on
+ * several threads at once for different objects, and `roots` and
+ * `mutator_roots` on different threads. They must be thread-safe. They must not allocate or call any mosaic function
  * other than `mosaic_visit`: `mosaic_alloc` returns NULL with
  * `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
  * refuse with it, and the collection completes.

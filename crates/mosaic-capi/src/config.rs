@@ -43,6 +43,7 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
 /// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
 /// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
+/// | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
 /// | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
 ///
 /// Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
@@ -83,6 +84,9 @@ pub struct mosaic_config {
     pub sweep_step_pages: usize,
     pub verify: bool,
     pub stress: u64,
+    /// GC worker threads, the collecting thread included (0: one per
+    /// available core).
+    pub gc_threads: usize,
     /// Milliseconds a collection waits for mutators before it prints which
     /// ones it waits for (0: never).
     pub stall_warning_ms: u64,
@@ -138,6 +142,7 @@ impl From<&Config> for mosaic_config {
             sweep_step_pages: c.sweep_step_pages,
             verify: c.verify,
             stress: c.stress,
+            gc_threads: c.gc_threads,
             stall_warning_ms: c.stall_warning_ms,
         }
     }
@@ -195,6 +200,7 @@ impl mosaic_config {
             sweep_step_pages: self.sweep_step_pages,
             verify: self.verify,
             stress: self.stress,
+            gc_threads: self.gc_threads,
             stall_warning_ms: self.stall_warning_ms,
         };
         c.validate().map_err(|e| report(function, &e))?;

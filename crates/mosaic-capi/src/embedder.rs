@@ -38,10 +38,13 @@ pub type mosaic_mutator_roots_fn = Option<
 /// `on_free` and `mutator_roots` may be NULL. `ctx` is passed to every
 /// callback.
 ///
-/// `trace`, `roots` and `mutator_roots` run on the collecting thread (the
-/// one whose allocation or `mosaic_collect` started the collection) while
-/// every other mutator is stopped: parked at a safepoint or inside a
-/// blocking region. They must not allocate or call any mosaic function
+/// `trace`, `roots` and `mutator_roots` run while every other mutator is
+/// stopped (parked at a safepoint or inside a blocking region), on the
+/// collecting thread (the one whose allocation or `mosaic_collect` started
+/// the collection) and, with several GC workers (`gc_threads`, one per
+/// core by default), on the heap's GC threads too: `trace` may run on
+/// several threads at once for different objects, and `roots` and
+/// `mutator_roots` on different threads. They must be thread-safe. They must not allocate or call any mosaic function
 /// other than `mosaic_visit`: `mosaic_alloc` returns NULL with
 /// `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
 /// refuse with it, and the collection completes.

@@ -32,7 +32,8 @@ pub enum mosaic_error {
     MOSAIC_ERR_INVALID_ARGUMENT = 4,
     /// A configuration value is out of range.
     MOSAIC_ERR_CONFIG = 5,
-    /// The operating system refused to reserve the heap.
+    /// The operating system refused to reserve the heap or to start its GC
+    /// worker threads.
     MOSAIC_ERR_RESERVE = 6,
     /// The object (or weak slot) already has the registration asked for: a
     /// second finalizer, a weak slot registered twice. Unregister it first.
@@ -121,7 +122,7 @@ pub(crate) fn report(function: &str, e: &Error) -> mosaic_error {
         Error::ForeignPointer { .. } => mosaic_error::MOSAIC_ERR_FOREIGN_POINTER,
         Error::InvalidFlags { .. } => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
         Error::Config(_) => mosaic_error::MOSAIC_ERR_CONFIG,
-        Error::Reserve(_) => mosaic_error::MOSAIC_ERR_RESERVE,
+        Error::Reserve(_) | Error::Workers(_) => mosaic_error::MOSAIC_ERR_RESERVE,
         Error::MutatorExists { .. } | Error::ThreadExiting { .. } => {
             mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT
         }

@@ -17,6 +17,7 @@
 //! | `sweep_step_pages` | 4 | `MOSAIC_SWEEP_STEP` | pages an allocation may sweep looking for space before taking a fresh page (while the pool is under budget) |
 //! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one |
 //! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
+//! | `gc_threads` | 0 | `MOSAIC_GC_THREADS` | GC workers, the collecting thread included (0: the machine's available parallelism; 1: the collecting thread alone) |
 //! | `stall_warning_ms` | 1000 | `MOSAIC_STALL_WARNING_MS` | a collection that has waited this long for mutators to reach a safepoint prints, once, which mutators and threads it waits for (0: never) |
 //!
 //! The heap policy decides *when* to collect (`collect/heap_sizing.rs`);
@@ -131,6 +132,7 @@ pub struct Config {
     pub sweep_step_pages: usize,
     pub verify: bool,
     pub stress: u64,
+    pub gc_threads: usize,
     pub stall_warning_ms: u64,
 }
 
@@ -157,6 +159,7 @@ impl Default for Config {
             sweep_step_pages: 4,
             verify: false,
             stress: 0,
+            gc_threads: 0,
             stall_warning_ms: 1000,
         }
     }
@@ -258,6 +261,12 @@ impl Config {
             "an allocation count"
         );
         take!(
+            "MOSAIC_GC_THREADS",
+            self.gc_threads,
+            |s: &str| s.parse().ok(),
+            "a thread count (0: one per available core)"
+        );
+        take!(
             "MOSAIC_STALL_WARNING_MS",
             self.stall_warning_ms,
             |s: &str| s.parse().ok(),
@@ -290,6 +299,12 @@ impl Config {
             return err(format!(
                 "heap_min {} must be between 64 KiB and max_heap ({})",
                 self.heap_min, self.max_heap
+            ));
+        }
+        if self.gc_threads > MAX_GC_THREADS {
+            return err(format!(
+                "gc_threads {} must be at most {MAX_GC_THREADS} (0: one per available core)",
+                self.gc_threads
             ));
         }
         if !(self.growth_factor >= 1.0 && self.growth_factor <= 16.0) {
@@ -348,6 +363,21 @@ impl Config {
     }
 }
 
+/// Most GC worker threads a heap may have.
+pub const MAX_GC_THREADS: usize = 256;
+
+impl Config {
+    /// The number of GC workers this configuration asks for: `gc_threads`,
+    /// or the available parallelism when it is 0.
+    pub fn gc_workers(&self) -> usize {
+        match self.gc_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+        .min(MAX_GC_THREADS)
+    }
+}
+
 /// Every `MOSAIC_*` variable Mosaic reads: the configuration above, and the
 /// ones its own tests and tools read.
 const KNOWN_VARIABLES: &[&str] = &[
@@ -366,6 +396,7 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_SWEEP_STEP",
     "MOSAIC_VERIFY",
     "MOSAIC_STRESS",
+    "MOSAIC_GC_THREADS",
     "MOSAIC_STALL_WARNING_MS",
     // Tests and tools.
     "MOSAIC_MODEL_CASES",

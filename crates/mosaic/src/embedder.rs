@@ -29,9 +29,13 @@ pub struct MutatorInfo {
 ///
 /// # Where and when callbacks run
 ///
-/// - `trace`, `roots` and `mutator_roots` run on the thread that collects,
-///   while every other mutator of the heap is stopped (parked at a
-///   safepoint or inside a blocking region).
+/// - `trace`, `roots` and `mutator_roots` run while every other mutator
+///   of the heap is stopped (parked at a safepoint or inside a blocking
+///   region), on the thread that collects and, with several GC workers
+///   (`Config::gc_threads`, one per core by default), on the heap's GC
+///   threads too: several threads may call `trace` at the same time, on
+///   different objects, and `roots` and the handle scan with its
+///   `mutator_roots` calls may run on different threads.
 /// - `on_free` runs on the thread that sweeps the dead object's page. With
 ///   lazy sweeping (the default) that is a mutator's thread inside an
 ///   allocation (or [`crate::Mutator::finish_sweep`]), *while other mutators
@@ -53,7 +57,8 @@ pub struct MutatorInfo {
 /// A panic inside a callback leaves the heap consistent, then propagates to
 /// the caller of the Mosaic function that ran it:
 ///
-/// - in `trace` or `roots`, the collection is abandoned: every mark bit is
+/// - in `trace` or `roots` (on any GC worker), the collection is
+///   abandoned once every worker has stopped: every mark bit is
 ///   cleared, nothing is freed, the other mutators resume, and the panic
 ///   continues out of [`crate::Mutator::collect`] (or the allocation that
 ///   collected). The next collection starts from scratch.

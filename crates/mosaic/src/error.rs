@@ -18,6 +18,8 @@ pub enum Error {
     Config(String),
     /// The operating system refused to reserve the heap's address range.
     Reserve(std::io::Error),
+    /// The GC worker threads could not be started.
+    Workers(std::io::Error),
     /// The calling thread already holds a mutator of this heap.
     MutatorExists { thread: String },
     /// The calling thread is running its exit destructors: a mutator made
@@ -51,6 +53,7 @@ impl fmt::Display for Error {
             Error::InvalidFlags { bits } => write!(f, "invalid allocation flags {bits:#x}"),
             Error::Config(m) => write!(f, "invalid configuration: {m}"),
             Error::Reserve(e) => write!(f, "cannot reserve the heap's address range: {e}"),
+            Error::Workers(e) => write!(f, "cannot start the GC worker threads: {e}"),
             Error::MutatorExists { thread } => write!(
                 f,
                 "thread {thread} already has a mutator of this heap: use one mutator per thread and heap \

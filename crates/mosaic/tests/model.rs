@@ -5,7 +5,7 @@
 //! checked against a plain Rust model of the object graph and of what a
 //! collection does (`common/model_graph.rs`), in several collector
 //! configurations (lazy, verify, stress, eager sweep, Ruby's size pools,
-//! every heap policy).
+//! every heap policy; verify and stress with 1, 2 and 4 GC workers).
 //!
 //! After every collection, explicit, inside an allocation or inside a
 //! finalizer: the marker marked exactly the model's count and queued
@@ -755,17 +755,21 @@ proptest! {
 
     #[test]
     fn lazy_sweeping(ops in prop::collection::vec(op(), 1..700)) {
-        run(small_config(), &ops);
+        run(Config { gc_threads: 1, ..small_config() }, &ops);
     }
 
     #[test]
     fn verify_mode(ops in prop::collection::vec(op(), 1..700)) {
-        run(Config { verify: true, ..small_config() }, &ops);
+        for gc_threads in [1, 2, 4] {
+            run(Config { verify: true, gc_threads, ..small_config() }, &ops);
+        }
     }
 
     #[test]
     fn stress_mode(ops in prop::collection::vec(op(), 1..500)) {
-        run(Config { verify: true, stress: 3, ..small_config() }, &ops);
+        for gc_threads in [1, 2, 4] {
+            run(Config { verify: true, stress: 3, gc_threads, ..small_config() }, &ops);
+        }
     }
 
     #[test]

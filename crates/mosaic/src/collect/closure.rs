@@ -2,7 +2,8 @@
 //!
 //! 1. The strong closure: root handles, every live mutator's scope slots
 //!    and `mutator_roots`, the embedder's `roots`, and the objects waiting
-//!    in the finalizer queue; drained with the plain marker.
+//!    in the finalizer queue; drained with the plain marker, or on every GC
+//!    worker when there are several (`par_mark.rs`).
 //! 2. Only if ephemerons or finalizers exist: the marker turns *watching*
 //!    and the ephemeron fixed point runs (`ephemeron.rs`).
 //! 3. Short weak references to unmarked objects are found (cleared after
@@ -29,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use super::core::HeapCore;
 use super::mark::Marker;
+use super::par_mark;
 use super::roots::RootTable;
 use super::weak::WeakKind;
 use crate::embedder::{Embedder, Tracer};
@@ -61,8 +63,12 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
     let table = &core.table;
     let weak = core.weak.pause();
     let mut marker = Marker::new(table);
-    scan_roots(core, handles, &mut marker);
-    marker.drain(&core.embedder);
+    if core.workers.count() > 1 {
+        (marker.marked, marker.marked_bytes) = par_mark::strong_closure(core, handles);
+    } else {
+        scan_roots(core, handles, &mut marker);
+        marker.drain(&core.embedder);
+    }
     let mut finalizers = 0;
     let (objects, bytes) = if core.ephemerons.any() || core.finalizers.any() {
         let mut m = marker.watching();

@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::flags::AllocFlags;
 use crate::object::ObjRef;
 use crate::pool::{GrowthPolicy, SizeClasses, SizePool, SweepCtx};
+use crate::sched::Workers;
 use crate::space::{
     LargeSpace, PageResource, PageTable, ReleaseBuffer, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE,
 };
@@ -45,6 +46,8 @@ pub struct HeapCore<E: Embedder> {
     pub events: Events,
     /// When to collect: the heap target, allowance and policy.
     pub sizer: HeapSizer,
+    /// The GC worker pool (the collecting thread is worker 0).
+    pub workers: Workers,
     sweep_cursor: AtomicUsize,
     /// Threads inside [`HeapCore::with_sweeper`]. A sweeper holds pages it
     /// took off a pool's unswept list, and empty pages in its release
@@ -74,8 +77,10 @@ impl<E: Embedder> HeapCore<E> {
             .map(|i| SizePool::new(i, classes.slot_size(i), &policy))
             .collect();
         let sizer = HeapSizer::new(config.heap_policy, config.heap_min, max_pages * PAGE_SIZE);
+        let workers = Workers::new(config.gc_workers()).map_err(Error::Workers)?;
         let core = HeapCore {
             sizer,
+            workers,
             config,
             policy,
             classes,

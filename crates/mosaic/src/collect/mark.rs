@@ -24,6 +24,9 @@ pub struct Marker<'h, const WATCH: bool = false> {
     base: usize,
     capacity: usize,
     stack: Vec<usize>,
+    /// Set mark bits with an atomic read-modify-write: other markers run
+    /// at the same time (`par_mark.rs`).
+    atomic: bool,
     /// Objects marked so far.
     pub marked: usize,
     /// Bytes of the objects marked so far (slot sizes, large object sizes).
@@ -39,9 +42,18 @@ impl<'h> Marker<'h> {
             base: table.base(),
             capacity: table.capacity(),
             stack: Vec::with_capacity(4096),
+            atomic: false,
             marked: 0,
             marked_bytes: 0,
             newly: Vec::new(),
+        }
+    }
+
+    /// A marker that runs beside others: mark bits set atomically.
+    pub fn parallel(table: &'h PageTable) -> Self {
+        Marker {
+            atomic: true,
+            ..Marker::new(table)
         }
     }
 
@@ -52,6 +64,7 @@ impl<'h> Marker<'h> {
             base: self.base,
             capacity: self.capacity,
             stack: self.stack,
+            atomic: self.atomic,
             marked: self.marked,
             marked_bytes: self.marked_bytes,
             newly: self.newly,
@@ -109,7 +122,15 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             }
             PageKind::Free => return,
         };
-        if !d.alloc.get(slot) || !d.mark.test_and_set(slot) {
+        if !d.alloc.get(slot) {
+            return;
+        }
+        let first = if self.atomic {
+            d.mark.test_and_set_atomic(slot)
+        } else {
+            d.mark.test_and_set(slot)
+        };
+        if !first {
             return;
         }
         self.marked += 1;
@@ -124,8 +145,21 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
 
     /// Traces until the mark stack is empty.
     pub fn drain<E: Embedder>(&mut self, embedder: &E) {
+        self.drain_sharing(embedder, |_| {});
+    }
+
+    /// [`Marker::drain`], offering the mark stack to `share` every
+    /// [`SHARE_EVERY`] objects traced (parallel marking gives part of it to
+    /// idle workers; the serial marker passes a no-op, which compiles away).
+    #[inline(always)]
+    pub fn drain_sharing<E: Embedder>(
+        &mut self,
+        embedder: &E,
+        mut share: impl FnMut(&mut Vec<usize>),
+    ) {
         let mut fifo = [0usize; PREFETCH_DISTANCE];
         let (mut head, mut len) = (0usize, 0usize);
+        let mut traced = 0u32;
         loop {
             while len < PREFETCH_DISTANCE {
                 let Some(obj) = self.stack.pop() else { break };
@@ -140,9 +174,26 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             head = (head + 1) % PREFETCH_DISTANCE;
             len -= 1;
             embedder.trace(ObjRef::from_heap_addr(obj), self);
+            traced = traced.wrapping_add(1);
+            if traced % SHARE_EVERY == 0 {
+                share(&mut self.stack);
+            }
         }
     }
+
+    /// Lends the mark stack (objects marked, not yet traced) to `f`.
+    pub fn with_stack(&mut self, f: impl FnOnce(&mut Vec<usize>)) {
+        f(&mut self.stack);
+    }
+
+    /// Queues `addr` (an object already marked) for tracing.
+    pub fn push(&mut self, addr: usize) {
+        self.stack.push(addr);
+    }
 }
+
+/// Objects traced between two offers of the mark stack to other workers.
+pub const SHARE_EVERY: u32 = 64;
 
 /// Objects between the mark stack and tracing (a power of two).
 const PREFETCH_DISTANCE: usize = 16;

@@ -31,6 +31,7 @@ mod finalize;
 mod handles;
 mod heap_sizing;
 mod mark;
+mod par_mark;
 mod roots;
 mod verify;
 mod weak;

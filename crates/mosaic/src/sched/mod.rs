@@ -4,13 +4,15 @@
 //! per-thread list of mutators (`threads.rs`). Mutators poll a flag at
 //! safepoints (every allocation slow path, `Mutator::safepoint`, entering a
 //! blocking region) and park there; the collecting thread waits until every
-//! other attached mutator is parked or blocked. Parallel GC workers will
-//! live here too.
+//! other attached mutator is parked or blocked. The GC worker pool
+//! (`workers.rs`) runs the parallel phases of a pause.
 
 mod threads;
+mod workers;
 mod world;
 
 pub use threads::{
     add as hold_mutator, holds as holds_mutator, remove as release_mutator, ThreadMutator,
 };
+pub use workers::Workers;
 pub use world::{describe_current_thread, Detached, MutatorId, World};

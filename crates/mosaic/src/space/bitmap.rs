@@ -51,6 +51,19 @@ impl Bitmap {
         true
     }
 
+    /// [`Bitmap::test_and_set`] as one atomic read-modify-write, for bits
+    /// that several threads may set at once (parallel marking): exactly one
+    /// of them sees `true`.
+    #[inline(always)]
+    pub fn test_and_set_atomic(&self, i: usize) -> bool {
+        let w = &self.words[i / 64];
+        let bit = 1 << (i % 64);
+        if w.load(Relaxed) & bit != 0 {
+            return false;
+        }
+        w.fetch_or(bit, Relaxed) & bit == 0
+    }
+
     #[inline(always)]
     pub fn word(&self, w: usize) -> u64 {
         self.words[w].load(Relaxed)
@@ -194,5 +207,24 @@ mod tests {
         b.clear(77);
         assert!(!b.get(77));
         assert!(b.is_clear(4096));
+    }
+
+    #[test]
+    fn racing_atomic_sets_report_each_bit_once() {
+        let b = new();
+        let wins = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for i in 0..4096 {
+                        if b.test_and_set_atomic(i) {
+                            wins.fetch_add(1, Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(wins.load(Relaxed), 4096);
+        assert_eq!(b.count(), 4096);
     }
 }

@@ -1,0 +1,188 @@
+//! Parallel marking of the strong closure on the GC workers.
+//!
+//! Every worker marks from a private stack, exactly as the serial marker
+//! does (a `Vec`, buffered prefetch, no atomics per push or pop), except
+//! that mark bits are set with an atomic read-modify-write, because two
+//! workers may reach one object. Every `SHARE_EVERY` objects a worker
+//! whose deque (crossbeam-deque, stealable) is empty moves the older half of
+//! its stack there. A worker whose stack runs dry takes from its own deque,
+//! then from the injector, then steals from the others.
+//!
+//! Roots are scanned by the workers too: each takes the next of three root
+//! tasks — the handle tables with every mutator's roots (one task, so the
+//! collector still holds every table's lock for the whole handle scan), the
+//! embedder's `roots`, and the finalizer queue — and pushes most of what
+//! it found to the global injector, for every worker to take.
+//!
+//! Termination: a worker that finds no work anywhere counts itself idle and
+//! watches the injector and the deques, leaving the idle count when one of
+//! them holds work. When every worker is idle, marking is complete: only a
+//! busy worker pushes to its deque, and a worker empties its own deque
+//! before going idle, so no deque can hold work while all are idle. A panic
+//! in `trace` or a roots callback sets `abort`, which ends every worker's
+//! search; the collection is then abandoned by the caller (`core.rs`).
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{
+    AtomicBool, AtomicUsize,
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
+};
+use std::sync::Arc;
+
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use parking_lot::Mutex;
+
+use super::core::HeapCore;
+use super::mark::Marker;
+use super::roots::RootTable;
+use crate::embedder::Embedder;
+
+/// A worker keeps at least this many objects when it shares its stack.
+const KEEP: usize = 16;
+
+/// What the workers of one marking phase share.
+struct Share {
+    injector: Injector<usize>,
+    stealers: Vec<Stealer<usize>>,
+    /// Each worker's deque, taken by that worker when the phase starts.
+    deques: Vec<Mutex<Option<Worker<usize>>>>,
+    idle: AtomicUsize,
+    abort: AtomicBool,
+    /// The next root task to take.
+    next_task: AtomicUsize,
+    /// Objects and bytes marked, summed over the workers.
+    marked: Mutex<(usize, usize)>,
+}
+
+/// Marks everything reachable from the strong roots on every GC worker.
+/// Returns the objects and bytes marked. A panic from embedder code
+/// propagates once every worker has stopped.
+pub fn strong_closure<E: Embedder>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+) -> (usize, usize) {
+    let n = core.workers.count();
+    let deques: Vec<Worker<usize>> = (0..n).map(|_| Worker::new_lifo()).collect();
+    let share = Share {
+        injector: Injector::new(),
+        stealers: deques.iter().map(Worker::stealer).collect(),
+        deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
+        idle: AtomicUsize::new(0),
+        abort: AtomicBool::new(false),
+        next_task: AtomicUsize::new(0),
+        marked: Mutex::new((0, 0)),
+    };
+    core.workers.run(&|i| {
+        let deque = share.deques[i].lock().take().expect("one deque per worker");
+        let mut m = Marker::parallel(&core.table);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            scan_root_tasks(core, handles, &share, &mut m);
+            mark_until_done(core, &share, &deque, i, &mut m);
+        }));
+        if let Err(p) = r {
+            share.abort.store(true, Release);
+            resume_unwind(p);
+        }
+        let mut t = share.marked.lock();
+        t.0 += m.marked;
+        t.1 += m.marked_bytes;
+    });
+    let t = *share.marked.lock();
+    t
+}
+
+fn scan_root_tasks<E: Embedder>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    share: &Share,
+    m: &mut Marker<'_>,
+) {
+    loop {
+        match share.next_task.fetch_add(1, Relaxed) {
+            0 => RootTable::scan_all(handles, m, |info, t| core.embedder.mutator_roots(info, t)),
+            1 => core.embedder.roots(m),
+            2 => core.finalizers.scan_ready(m),
+            _ => return,
+        }
+        // What a root scan found goes to the injector (but a few), so that
+        // the other workers start on it at once.
+        m.with_stack(|stack| {
+            if stack.len() > KEEP {
+                for o in stack.drain(KEEP..) {
+                    share.injector.push(o);
+                }
+            }
+        });
+    }
+}
+
+fn mark_until_done<E: Embedder>(
+    core: &HeapCore<E>,
+    share: &Share,
+    deque: &Worker<usize>,
+    me: usize,
+    m: &mut Marker<'_>,
+) {
+    loop {
+        m.drain_sharing(&core.embedder, |stack| {
+            if stack.len() >= 2 * KEEP && deque.is_empty() {
+                let give = stack.len() / 2;
+                for o in stack.drain(..give) {
+                    deque.push(o);
+                }
+            }
+        });
+        match find_work(share, deque, me) {
+            Some(o) => m.push(o),
+            None => return,
+        }
+    }
+}
+
+/// The next object to trace from anywhere, or `None` when marking is done
+/// (or abandoned).
+fn find_work(share: &Share, deque: &Worker<usize>, me: usize) -> Option<usize> {
+    let n = share.stealers.len();
+    loop {
+        if share.abort.load(Acquire) {
+            return None;
+        }
+        if let Some(o) = deque.pop() {
+            return Some(o);
+        }
+        let mut retry = false;
+        match share.injector.steal_batch_and_pop(deque) {
+            Steal::Success(o) => return Some(o),
+            Steal::Retry => retry = true,
+            Steal::Empty => {}
+        }
+        for k in 1..n {
+            match share.stealers[(me + k) % n].steal_batch_and_pop(deque) {
+                Steal::Success(o) => return Some(o),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+        }
+        if retry {
+            continue;
+        }
+        // Nothing anywhere: idle until work shows up or everyone is idle.
+        if share.idle.fetch_add(1, AcqRel) + 1 == n {
+            return None;
+        }
+        loop {
+            if share.abort.load(Acquire) {
+                return None;
+            }
+            if share.idle.load(Acquire) == n {
+                return None;
+            }
+            if !share.injector.is_empty() || share.stealers.iter().any(|s| !s.is_empty()) {
+                share.idle.fetch_sub(1, AcqRel);
+                break;
+            }
+            std::hint::spin_loop();
+            std::thread::yield_now();
+        }
+    }
+}

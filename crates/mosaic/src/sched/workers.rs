@@ -1,0 +1,244 @@
+//! GC worker threads: a fixed pool created with the heap and parked between
+//! collections, and the one scheduling primitive the collector needs — a
+//! *phase*.
+//!
+//! [`Workers::run`] calls `job(i)` once on every worker: `i = 0` on the
+//! calling thread (the collecting mutator works too), `1..count` on the
+//! pool's threads. It returns when every call has returned, so a job may
+//! borrow from the caller's stack. A collection is a sequence of phases
+//! (mark, release, ...), each a function that shares its work out itself
+//! (work stealing for marking, an atomic cursor over pages for release).
+//!
+//! Invariant: a job pointer handed to the pool is used only between the
+//! `generation` bump that publishes it and the moment `running` falls back
+//! to zero, and `run` does not return (nor unwind) before that moment —
+//! which is what makes erasing the job's lifetime sound. A panicking job is
+//! caught on its thread; the first panic is resumed from `run` after every
+//! worker has finished.
+
+use std::any::Any;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::collect::in_callback;
+
+/// The job of one phase, as the pool's threads see it.
+type Job = dyn Fn(usize) + Sync;
+
+/// A pool of `count - 1` GC threads plus the caller of [`Workers::run`].
+pub struct Workers {
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+    count: usize,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Wakes the pool's threads: a new phase, or shutdown.
+    wake: Condvar,
+    /// Wakes the caller of `run`: the last thread finished its job.
+    done: Condvar,
+}
+
+struct State {
+    /// Bumped for every phase; a thread runs each generation's job once.
+    generation: u64,
+    /// The current phase's job, lifetime erased (see the module invariant).
+    job: Option<JobPtr>,
+    /// Pool threads still running the current job.
+    running: usize,
+    shutdown: bool,
+    /// The first panic of a pool thread's job in the current phase.
+    panic: Option<Box<dyn Any + Send>>,
+}
+
+#[derive(Clone, Copy)]
+struct JobPtr(*const Job);
+
+// SAFETY: the pointee is `Sync` (`Job: Sync`), so sharing the pointer
+// between threads is sharing a `&Job`; its lifetime is the module invariant.
+unsafe impl Send for JobPtr {}
+
+impl Workers {
+    /// A pool of `count` workers (at least 1): `count - 1` threads named
+    /// `mosaic-gc-N`. Fails only if a thread cannot be spawned.
+    pub fn new(count: usize) -> std::io::Result<Self> {
+        let count = count.max(1);
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                generation: 0,
+                job: None,
+                running: 0,
+                shutdown: false,
+                panic: None,
+            }),
+            wake: Condvar::new(),
+            done: Condvar::new(),
+        });
+        let mut workers = Workers {
+            shared,
+            threads: Vec::with_capacity(count - 1),
+            count,
+        };
+        for i in 1..count {
+            let shared = workers.shared.clone();
+            let t = std::thread::Builder::new()
+                .name(format!("mosaic-gc-{i}"))
+                .spawn(move || worker_loop(&shared, i))?;
+            workers.threads.push(t);
+        }
+        Ok(workers)
+    }
+
+    /// Workers in the pool, the caller of `run` included.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Runs `job(i)` on every worker `i` (0 on this thread) and returns when
+    /// all are done. If any call panicked, resumes the first panic then.
+    pub fn run(&self, job: &(dyn Fn(usize) + Sync)) {
+        if self.count == 1 {
+            job(0);
+            return;
+        }
+        // SAFETY: only the lifetime is erased. The pointer is published
+        // below and withdrawn before this function returns or unwinds: it
+        // waits for `running == 0` unconditionally (its own call is inside
+        // `catch_unwind`), so no thread uses it after `job` is gone.
+        let erased: *const Job =
+            unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), &'static Job>(job) };
+        {
+            let mut st = self.shared.state.lock();
+            st.generation += 1;
+            st.job = Some(JobPtr(erased));
+            st.running = self.count - 1;
+            self.shared.wake.notify_all();
+        }
+        let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
+        let theirs = {
+            let mut st = self.shared.state.lock();
+            while st.running > 0 {
+                self.shared.done.wait(&mut st);
+            }
+            st.job = None;
+            st.panic.take()
+        };
+        if let Err(p) = mine {
+            resume_unwind(p);
+        }
+        if let Some(p) = theirs {
+            resume_unwind(p);
+        }
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.shared.state.lock().shutdown = true;
+        self.shared.wake.notify_all();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn worker_loop(shared: &Shared, index: usize) {
+    let mut seen = 0;
+    let mut st = shared.state.lock();
+    loop {
+        if st.shutdown {
+            return;
+        }
+        if st.generation == seen {
+            shared.wake.wait(&mut st);
+            continue;
+        }
+        seen = st.generation;
+        let Some(JobPtr(job)) = st.job else {
+            continue;
+        };
+        drop(st);
+        // SAFETY: `run` keeps the job alive until `running` reaches zero,
+        // which happens only after this call returns (decrement below).
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            in_callback(|| unsafe { (*job)(index) })
+        }));
+        st = shared.state.lock();
+        if let Err(p) = r {
+            st.panic.get_or_insert(p);
+        }
+        st.running -= 1;
+        if st.running == 0 {
+            shared.done.notify_one();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+    #[test]
+    fn every_worker_runs_each_phase_once() {
+        let w = Workers::new(4).unwrap();
+        assert_eq!(w.count(), 4);
+        let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+        for _ in 0..100 {
+            w.run(&|i| {
+                hits[i].fetch_add(1, Relaxed);
+            });
+        }
+        assert!(hits.iter().all(|h| h.load(Relaxed) == 100));
+    }
+
+    #[test]
+    fn a_job_may_borrow_the_callers_stack_and_sees_its_writes() {
+        let w = Workers::new(3).unwrap();
+        let total = AtomicUsize::new(0);
+        let data = vec![1usize; 3000];
+        w.run(&|i| {
+            let s: usize = data[i * 1000..(i + 1) * 1000].iter().sum();
+            total.fetch_add(s, Relaxed);
+        });
+        assert_eq!(total.load(Relaxed), 3000);
+    }
+
+    #[test]
+    fn a_panic_on_a_pool_thread_resumes_after_every_worker_is_done() {
+        let w = Workers::new(3).unwrap();
+        let finished = AtomicUsize::new(0);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            w.run(&|i| {
+                if i == 2 {
+                    panic!("worker two");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                finished.fetch_add(1, Relaxed);
+            })
+        }));
+        let msg = *r.unwrap_err().downcast::<&str>().unwrap();
+        assert_eq!(msg, "worker two");
+        assert_eq!(finished.load(Relaxed), 2, "the others ran to the end");
+        // The pool still works.
+        let n = AtomicUsize::new(0);
+        w.run(&|_| {
+            n.fetch_add(1, Relaxed);
+        });
+        assert_eq!(n.load(Relaxed), 3);
+    }
+
+    #[test]
+    fn one_worker_is_the_caller_alone() {
+        let w = Workers::new(1).unwrap();
+        let me = std::thread::current().id();
+        w.run(&|i| {
+            assert_eq!(i, 0);
+            assert_eq!(std::thread::current().id(), me);
+        });
+    }
+}
