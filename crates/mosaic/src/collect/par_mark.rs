@@ -14,19 +14,15 @@
 //! embedder's `roots`, and the finalizer queue — and pushes most of what
 //! it found to the global injector, for every worker to take.
 //!
-//! Termination: a worker that finds no work anywhere counts itself idle and
-//! watches the injector and the deques, leaving the idle count when one of
-//! them holds work. When every worker is idle, marking is complete: only a
-//! busy worker pushes to its deque, and a worker empties its own deque
-//! before going idle, so no deque can hold work while all are idle. A panic
-//! in `trace` or a roots callback sets `abort`, which ends every worker's
-//! search; the collection is then abandoned by the caller (`core.rs`).
+//! Termination (`sched/termination.rs`, checked with loom): a worker that
+//! finds no work anywhere counts itself idle and watches the injector and
+//! the deques, leaving the idle count when one of them holds work; marking
+//! is complete when every worker is idle. A panic in `trace` or a roots
+//! callback aborts the phase, which ends every worker's search; the
+//! collection is then abandoned by the caller (`core.rs`).
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{
-    AtomicBool, AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed, Release},
-};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
@@ -36,6 +32,7 @@ use super::core::HeapCore;
 use super::mark::Marker;
 use super::roots::RootTable;
 use crate::embedder::Embedder;
+use crate::sched::Termination;
 
 /// A worker keeps at least this many objects when it shares its stack.
 const KEEP: usize = 16;
@@ -46,8 +43,7 @@ struct Share {
     stealers: Vec<Stealer<usize>>,
     /// Each worker's deque, taken by that worker when the phase starts.
     deques: Vec<Mutex<Option<Worker<usize>>>>,
-    idle: AtomicUsize,
-    abort: AtomicBool,
+    term: Termination,
     /// The next root task to take.
     next_task: AtomicUsize,
     /// Objects and bytes marked, summed over the workers.
@@ -67,8 +63,7 @@ pub fn strong_closure<E: Embedder>(
         injector: Injector::new(),
         stealers: deques.iter().map(Worker::stealer).collect(),
         deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
-        idle: AtomicUsize::new(0),
-        abort: AtomicBool::new(false),
+        term: Termination::new(n),
         next_task: AtomicUsize::new(0),
         marked: Mutex::new((0, 0)),
     };
@@ -80,7 +75,7 @@ pub fn strong_closure<E: Embedder>(
             mark_until_done(core, &share, &deque, i, &mut m);
         }));
         if let Err(p) = r {
-            share.abort.store(true, Release);
+            share.term.abort();
             resume_unwind(p);
         }
         let mut t = share.marked.lock();
@@ -144,7 +139,7 @@ fn mark_until_done<E: Embedder>(
 fn find_work(share: &Share, deque: &Worker<usize>, me: usize) -> Option<usize> {
     let n = share.stealers.len();
     loop {
-        if share.abort.load(Acquire) {
+        if share.term.aborted() {
             return None;
         }
         if let Some(o) = deque.pop() {
@@ -167,22 +162,9 @@ fn find_work(share: &Share, deque: &Worker<usize>, me: usize) -> Option<usize> {
             continue;
         }
         // Nothing anywhere: idle until work shows up or everyone is idle.
-        if share.idle.fetch_add(1, AcqRel) + 1 == n {
+        let visible = || !share.injector.is_empty() || share.stealers.iter().any(|s| !s.is_empty());
+        if share.term.idle(visible) {
             return None;
-        }
-        loop {
-            if share.abort.load(Acquire) {
-                return None;
-            }
-            if share.idle.load(Acquire) == n {
-                return None;
-            }
-            if !share.injector.is_empty() || share.stealers.iter().any(|s| !s.is_empty()) {
-                share.idle.fetch_sub(1, AcqRel);
-                break;
-            }
-            std::hint::spin_loop();
-            std::thread::yield_now();
         }
     }
 }

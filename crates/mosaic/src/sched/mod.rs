@@ -7,10 +7,12 @@
 //! other attached mutator is parked or blocked. The GC worker pool
 //! (`workers.rs`) runs the parallel phases of a pause.
 
+mod termination;
 mod threads;
 mod workers;
 mod world;
 
+pub use termination::Termination;
 pub use threads::{
     add as hold_mutator, holds as holds_mutator, remove as release_mutator, ThreadMutator,
 };

@@ -211,19 +211,24 @@ mod tests {
 
     #[test]
     fn racing_atomic_sets_report_each_bit_once() {
-        let b = new();
-        let wins = std::sync::atomic::AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            for _ in 0..4 {
-                s.spawn(|| {
+        // Plain spawn and join (not thread::scope, which TSan cannot see).
+        let b: std::sync::Arc<Box<Bitmap>> = std::sync::Arc::new(new());
+        let wins = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let (b, wins) = (b.clone(), wins.clone());
+                std::thread::spawn(move || {
                     for i in 0..4096 {
                         if b.test_and_set_atomic(i) {
                             wins.fetch_add(1, Relaxed);
                         }
                     }
-                });
-            }
-        });
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
         assert_eq!(wins.load(Relaxed), 4096);
         assert_eq!(b.count(), 4096);
     }
