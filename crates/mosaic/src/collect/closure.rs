@@ -52,9 +52,31 @@ pub fn scan_roots<E: Embedder, T: Tracer>(
     handles: &[Arc<RootTable>],
     tracer: &mut T,
 ) {
-    RootTable::scan_all(handles, tracer, |m, t| core.embedder.mutator_roots(m, t));
-    core.embedder.roots(tracer);
-    core.finalizers.scan_ready(tracer);
+    for task in 0..ROOT_TASKS {
+        scan_root_task(core, handles, task, tracer);
+    }
+}
+
+/// The strong roots come in this many tasks (parallel marking hands them
+/// to different workers).
+pub const ROOT_TASKS: usize = 3;
+
+/// Visits the roots of one task: 0, the handle tables with every mutator's
+/// scope slots and `mutator_roots` (one task, so the scan holds every
+/// table's lock throughout); 1, the embedder's `roots`; 2, the finalizer
+/// queue.
+pub fn scan_root_task<E: Embedder, T: Tracer>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    task: usize,
+    tracer: &mut T,
+) {
+    match task {
+        0 => RootTable::scan_all(handles, tracer, |m, t| core.embedder.mutator_roots(m, t)),
+        1 => core.embedder.roots(tracer),
+        2 => core.finalizers.scan_ready(tracer),
+        _ => unreachable!("root task {task} of {ROOT_TASKS}"),
+    }
 }
 
 /// Marks everything live (see the module docs).

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use parking_lot::Mutex;
 
+use super::closure::{scan_root_task, ROOT_TASKS};
 use super::core::HeapCore;
 use super::mark::Marker;
 use super::roots::RootTable;
@@ -82,8 +83,7 @@ pub fn strong_closure<E: Embedder>(
         t.0 += m.marked;
         t.1 += m.marked_bytes;
     });
-    let t = *share.marked.lock();
-    t
+    share.marked.into_inner()
 }
 
 fn scan_root_tasks<E: Embedder>(
@@ -93,12 +93,11 @@ fn scan_root_tasks<E: Embedder>(
     m: &mut Marker<'_>,
 ) {
     loop {
-        match share.next_task.fetch_add(1, Relaxed) {
-            0 => RootTable::scan_all(handles, m, |info, t| core.embedder.mutator_roots(info, t)),
-            1 => core.embedder.roots(m),
-            2 => core.finalizers.scan_ready(m),
-            _ => return,
+        let task = share.next_task.fetch_add(1, Relaxed);
+        if task >= ROOT_TASKS {
+            return;
         }
+        scan_root_task(core, handles, task, m);
         // What a root scan found goes to the injector (but a few), so that
         // the other workers start on it at once.
         m.with_stack(|stack| {
