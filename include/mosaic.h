@@ -135,6 +135,18 @@
 #define MOSAIC_HEAP_ADAPTIVE 2
 
 /**
+ * `page_resource`: free pages in a lock-free queue fed through per-thread
+ * release buffers.
+ */
+#define MOSAIC_PAGES_LOCKFREE 0
+
+/**
+ * `page_resource`: free pages in a list behind one mutex (the baseline of
+ * the release-phase benchmark).
+ */
+#define MOSAIC_PAGES_MUTEX 1
+
+/**
  * Most size classes a heap can have (the length of `class_sizes`).
  */
 #define MOSAIC_MAX_CLASSES 64
@@ -317,6 +329,8 @@ typedef struct mosaic_weak mosaic_weak;
  * | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
  * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
  * | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
+ * | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
+ * | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
  * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
  *
  * Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
@@ -361,6 +375,10 @@ typedef struct mosaic_config {
    * available core).
    */
   size_t gc_threads;
+  /**
+   * `MOSAIC_PAGES_LOCKFREE` or `MOSAIC_PAGES_MUTEX`.
+   */
+  uint32_t page_resource;
   /**
    * Milliseconds a collection waits for mutators before it prints which
    * ones it waits for (0: never).

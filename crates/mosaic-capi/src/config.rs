@@ -1,6 +1,6 @@
 //! `mosaic_config`: the C view of `mosaic::Config`.
 
-use mosaic_core::{Config, HeapPolicy, SizeClassPreset};
+use mosaic_core::{Config, HeapPolicy, PageResourceKind, SizeClassPreset};
 
 use crate::error::{clear_error, invalid, mosaic_error, report, set_error};
 
@@ -18,6 +18,12 @@ pub const MOSAIC_HEAP_PROPORTIONAL: u32 = 1;
 /// `heap_policy`: MemBalancer's target = live + sqrt(live ×
 /// `heap_adaptive_scale` × allocation rate / collection speed).
 pub const MOSAIC_HEAP_ADAPTIVE: u32 = 2;
+/// `page_resource`: free pages in a lock-free queue fed through per-thread
+/// release buffers.
+pub const MOSAIC_PAGES_LOCKFREE: u32 = 0;
+/// `page_resource`: free pages in a list behind one mutex (the baseline of
+/// the release-phase benchmark).
+pub const MOSAIC_PAGES_MUTEX: u32 = 1;
 /// Most size classes a heap can have (the length of `class_sizes`).
 pub const MOSAIC_MAX_CLASSES: usize = 64;
 
@@ -44,6 +50,8 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
 /// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
 /// | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
+/// | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
+/// | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
 /// | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
 ///
 /// Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
@@ -87,6 +95,8 @@ pub struct mosaic_config {
     /// GC worker threads, the collecting thread included (0: one per
     /// available core).
     pub gc_threads: usize,
+    /// `MOSAIC_PAGES_LOCKFREE` or `MOSAIC_PAGES_MUTEX`.
+    pub page_resource: u32,
     /// Milliseconds a collection waits for mutators before it prints which
     /// ones it waits for (0: never).
     pub stall_warning_ms: u64,
@@ -143,6 +153,10 @@ impl From<&Config> for mosaic_config {
             verify: c.verify,
             stress: c.stress,
             gc_threads: c.gc_threads,
+            page_resource: match c.page_resource {
+                PageResourceKind::LockFree => MOSAIC_PAGES_LOCKFREE,
+                PageResourceKind::Mutex => MOSAIC_PAGES_MUTEX,
+            },
             stall_warning_ms: c.stall_warning_ms,
         }
     }
@@ -184,6 +198,11 @@ impl mosaic_config {
             },
             other => return Err(bad(format!("unknown heap_policy {other}"))),
         };
+        let page_resource = match self.page_resource {
+            MOSAIC_PAGES_LOCKFREE => PageResourceKind::LockFree,
+            MOSAIC_PAGES_MUTEX => PageResourceKind::Mutex,
+            other => return Err(bad(format!("unknown page_resource {other}"))),
+        };
         let c = Config {
             max_heap: self.max_heap,
             heap_policy,
@@ -201,6 +220,12 @@ impl mosaic_config {
             verify: self.verify,
             stress: self.stress,
             gc_threads: self.gc_threads,
+            page_resource,
+            // A path has no place in a plain C struct: the trace is asked
+            // for through the environment only.
+            trace: std::env::var_os("MOSAIC_TRACE")
+                .filter(|v| !v.is_empty())
+                .map(Into::into),
             stall_warning_ms: self.stall_warning_ms,
         };
         c.validate().map_err(|e| report(function, &e))?;
@@ -288,6 +313,24 @@ mod tests {
         let default = mosaic_config::from(&Config::default());
         assert_eq!(default.class_count, 32);
         assert_eq!(&default.class_sizes[..3], &[16, 32, 48]);
+    }
+
+    #[test]
+    fn the_page_resource_survives_the_c_struct_and_a_bad_one_is_an_error() {
+        for page_resource in [PageResourceKind::LockFree, PageResourceKind::Mutex] {
+            let c = Config {
+                page_resource,
+                ..Config::default()
+            };
+            assert_eq!(round_trip(&c), c);
+        }
+        let mut c = mosaic_config::from(&Config::default());
+        assert_eq!(c.page_resource, MOSAIC_PAGES_LOCKFREE);
+        c.page_resource = 2;
+        assert_eq!(
+            c.to_config("test").err(),
+            Some(mosaic_error::MOSAIC_ERR_CONFIG)
+        );
     }
 
     #[test]

@@ -18,6 +18,8 @@
 //! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one |
 //! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
 //! | `gc_threads` | 0 | `MOSAIC_GC_THREADS` | GC workers, the collecting thread included (0: the machine's available parallelism; 1: the collecting thread alone) |
+//! | `page_resource` | `LockFree` | `MOSAIC_PAGE_RESOURCE` | how free dirty pages are kept: `lockfree` (a lock-free queue fed through per-thread release buffers) or `mutex` (a free list behind one lock, taken per page: seed 004's baseline, for comparison) |
+//! | `trace` | none | `MOSAIC_TRACE` | write a Chrome trace-event JSON timeline of every pause and lazy sweep step to this path when the heap is dropped (opens in Perfetto and chrome://tracing) |
 //! | `stall_warning_ms` | 1000 | `MOSAIC_STALL_WARNING_MS` | a collection that has waited this long for mutators to reach a safepoint prints, once, which mutators and threads it waits for (0: never) |
 //!
 //! The heap policy decides *when* to collect (`collect/heap_sizing.rs`);
@@ -32,7 +34,7 @@
 
 use crate::error::Error;
 use crate::pool::{GrowthPolicy, SizeClasses};
-use crate::space::PAGE_SIZE;
+use crate::space::{PageResourceKind, PAGE_SIZE};
 
 /// Which size-class table a heap uses.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,6 +135,8 @@ pub struct Config {
     pub verify: bool,
     pub stress: u64,
     pub gc_threads: usize,
+    pub page_resource: PageResourceKind,
+    pub trace: Option<std::path::PathBuf>,
     pub stall_warning_ms: u64,
 }
 
@@ -160,6 +164,8 @@ impl Default for Config {
             verify: false,
             stress: 0,
             gc_threads: 0,
+            page_resource: PageResourceKind::LockFree,
+            trace: None,
             stall_warning_ms: 1000,
         }
     }
@@ -265,6 +271,22 @@ impl Config {
             self.gc_threads,
             |s: &str| s.parse().ok(),
             "a thread count (0: one per available core)"
+        );
+        take!(
+            "MOSAIC_PAGE_RESOURCE",
+            self.page_resource,
+            |s: &str| match s.to_ascii_lowercase().as_str() {
+                "lockfree" | "lock-free" => Some(PageResourceKind::LockFree),
+                "mutex" => Some(PageResourceKind::Mutex),
+                _ => None,
+            },
+            "lockfree or mutex"
+        );
+        take!(
+            "MOSAIC_TRACE",
+            self.trace,
+            |s: &str| (!s.is_empty()).then(|| Some(s.into())),
+            "a file path"
         );
         take!(
             "MOSAIC_STALL_WARNING_MS",
@@ -397,6 +419,8 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_VERIFY",
     "MOSAIC_STRESS",
     "MOSAIC_GC_THREADS",
+    "MOSAIC_PAGE_RESOURCE",
+    "MOSAIC_TRACE",
     "MOSAIC_STALL_WARNING_MS",
     // Tests and tools.
     "MOSAIC_MODEL_CASES",

@@ -61,7 +61,7 @@ pub use error::Error;
 pub use flags::AllocFlags;
 pub use object::ObjRef;
 pub use pool::Decision;
-pub use space::{LargeStats, PAGE_SIZE};
+pub use space::{LargeStats, PageResourceKind, PAGE_SIZE};
 
 /// Not part of Mosaic's API: internals the crate's own benchmarks measure
 /// directly. May change or disappear in any release.

@@ -245,9 +245,15 @@ fn lazy_sweeping_sweeps_a_bounded_amount_per_allocation() {
     let v = new_vector(&mut m, 0, 1).unwrap();
     let _r = m.root(v).unwrap();
     // Fill 40 pages of 32-byte slots with garbage (under the 16 MiB heap
-    // target, so no collection yet), plus some 48-byte garbage.
+    // target, so no collection yet), plus some 48-byte garbage. One pair in
+    // 1000 stays reachable, so no page is empty: the pause's release phase
+    // takes only empty pages, and these stay for the lazy sweep.
+    let keep = m.empty_root();
     for i in 0..40 * 2048 {
-        new_pair(&mut m, i, None, None).unwrap();
+        let p = new_pair(&mut m, i, keep.get(), None).unwrap();
+        if i % 1000 == 0 {
+            keep.set(Some(p));
+        }
     }
     for i in 0..10_000 {
         m.alloc(48).unwrap();

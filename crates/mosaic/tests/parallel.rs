@@ -126,3 +126,105 @@ fn a_panic_in_trace_on_a_worker_abandons_the_collection() {
     }
     check_tree(root.get().unwrap(), depth);
 }
+
+/// The release phase (seed 004) on 1 to 8 workers, with either page store:
+/// exactly the empty pages go back in the pause, counted once each; pages
+/// with a survivor or with dead objects that asked for cleanup stay for the
+/// lazy sweep; dead large objects are freed with their `on_free`; and every
+/// page given back is handed out again, zeroed, without touching a
+/// survivor.
+#[test]
+fn the_release_phase_gives_back_exactly_the_empty_pages() {
+    use mosaic::{AllocFlags, HeapPolicy, PageResourceKind};
+    use std::collections::BTreeSet;
+    for store in [PageResourceKind::LockFree, PageResourceKind::Mutex] {
+        for workers in [1, 2, 3, 4, 8] {
+            let heap = heap(Config {
+                heap_policy: HeapPolicy::Fixed,
+                page_resource: store,
+                ..config(workers)
+            });
+            let mut m = heap.mutator().unwrap();
+            // 400 pages of 32-byte pairs; the first pair of every third page
+            // survives, chained from one root.
+            let keep = m.empty_root();
+            let mut pages = BTreeSet::new();
+            let mut kept_pages = BTreeSet::new();
+            let mut kept = 0u64;
+            for i in 0..400 * 2048u64 {
+                let p = new_pair(&mut m, i, keep.get(), None).unwrap();
+                let page = p.addr() >> 16;
+                pages.insert(page);
+                if page % 3 == 0 && kept_pages.insert(page) {
+                    keep.set(Some(p));
+                    kept += 1;
+                }
+            }
+            // Dead 48-byte objects that ask for cleanup, and large objects:
+            // every other one dead, half of those with cleanup.
+            for i in 0..5_000u64 {
+                new_bytes(&mut m, 10_000_000 + i, 32, AllocFlags::NEEDS_CLEANUP).unwrap();
+            }
+            let large = m.empty_root();
+            let mut live_pages = kept_pages.clone();
+            for i in 0..20u64 {
+                let flags = if i % 4 == 1 {
+                    AllocFlags::NEEDS_CLEANUP
+                } else {
+                    AllocFlags::NONE
+                };
+                let o = new_bytes(&mut m, 20_000_000 + i, 100_000, flags).unwrap();
+                if i % 2 == 0 {
+                    let v = new_pair(&mut m, 30_000_000 + i, large.get(), Some(o)).unwrap();
+                    large.set(Some(v));
+                    pages.insert(v.addr() >> 16);
+                    live_pages.insert(v.addr() >> 16);
+                }
+            }
+            let s = heap.stats();
+            assert_eq!(s.collections, 0, "no collection while filling");
+            let pool48 = |s: &mosaic::Stats| s.pools.iter().find(|p| p.slot_size == 48).cloned();
+            let cleanup_pages = pool48(&s).unwrap().pages;
+            m.collect();
+            let s = heap.stats();
+            let what = format!("{store:?}, {workers} workers");
+            assert_eq!(s.last_marked, kept + 20, "{what}");
+            let empty = (pages.len() - live_pages.len()) as u64;
+            assert_eq!(s.last_released_pages, empty, "{what}");
+            let pool32 = s.pools.iter().find(|p| p.slot_size == 32).unwrap();
+            assert_eq!(pool32.pages_released, empty, "{what}");
+            assert_eq!(pool32.pages, live_pages.len(), "{what}");
+            assert_eq!(pool32.unswept_pages, live_pages.len(), "{what}");
+            let p48 = pool48(&s).unwrap();
+            assert_eq!(
+                p48.unswept_pages, cleanup_pages,
+                "cleanup pages stay: {what}"
+            );
+            assert_eq!(s.large.objects, 10, "{what}");
+            assert_eq!(s.release_phases.count, 1, "{what}");
+            let mut freed = heap.embedder().freed.lock().clone();
+            freed.sort_unstable();
+            let dead_large: Vec<u64> = (0..20)
+                .filter(|i| i % 4 == 1)
+                .map(|i| 20_000_000 + i)
+                .collect();
+            assert_eq!(freed, dead_large, "large on_free once each: {what}");
+            m.finish_sweep();
+            assert_eq!(heap.embedder().freed.lock().len(), 5 + 5_000, "{what}");
+            // Allocate over every page given back: each allocation must be
+            // zeroed (checked by new_pair) and no survivor overwritten.
+            for i in 0..600 * 2048u64 {
+                new_pair(&mut m, 40_000_000 + i, None, None).unwrap();
+            }
+            let mut o = keep.get();
+            let mut n = 0;
+            while let Some(x) = o {
+                assert!(header(x).2 < 400 * 2048, "{what}");
+                assert_eq!(x.addr() >> 16, *kept_pages.iter().rev().nth(n).unwrap());
+                n += 1;
+                o = field(x, 0);
+            }
+            assert_eq!(n as u64, kept, "{what}");
+        }
+    }
+}

@@ -28,10 +28,11 @@ fn an_allocation_waits_for_pages_another_thread_is_releasing() {
     };
     let heap = Heap::new(config, NoRefs).unwrap();
     let mut m = heap.mutator().unwrap();
-    // Every page full of rooted 32-byte objects.
+    // Every page full of rooted 32-byte objects that ask for cleanup, so
+    // the pause's release phase leaves their pages to the lazy sweep.
     let mut roots = Vec::new();
     loop {
-        match m.alloc_with(32, AllocFlags::NO_POINTERS) {
+        match m.alloc_with(32, AllocFlags::NO_POINTERS | AllocFlags::NEEDS_CLEANUP) {
             Ok(o) => roots.push(m.root(o).unwrap()),
             Err(Error::OutOfMemory { .. }) => break,
             Err(e) => panic!("{e}"),

@@ -28,6 +28,12 @@ pub struct Stats {
     /// Of each pause, the time from the stop request until every mutator
     /// had reached a safepoint (included in `pauses`).
     pub time_to_safepoint: Distribution,
+    /// Of each pause, the release phase: the GC workers giving empty pages
+    /// and dead large objects back to the page resource (included in
+    /// `pauses` and in `sweep_time`).
+    pub release_phases: Distribution,
+    /// Empty pages the last release phase gave back.
+    pub last_released_pages: u64,
     /// The heap policy deciding when to collect.
     pub heap_policy: HeapPolicy,
     /// The heap target now: the next collection is due when the bytes
@@ -99,6 +105,9 @@ pub struct PoolStats {
     /// Live and free slots found by the last completed sweep cycle.
     pub last_sweep_live: usize,
     pub last_sweep_free: usize,
+    /// Empty pages given back to the page resource since the heap was
+    /// created (by the pause's release phase or by sweeping).
+    pub pages_released: u64,
     /// Longest lazy sweep step taken while allocating from this pool.
     pub longest_sweep_step: Duration,
 }
@@ -124,6 +133,7 @@ impl Stats {
                     freed_total: k.freed_total,
                     last_sweep_live: k.last_live,
                     last_sweep_free: k.last_free,
+                    pages_released: k.pages_released,
                     longest_sweep_step: k.longest_sweep_step,
                 }
             })
@@ -135,6 +145,8 @@ impl Stats {
             pauses: GcCounters::distribution(&c.pauses),
             sweep_steps: GcCounters::distribution(&c.sweep_steps),
             time_to_safepoint: GcCounters::distribution(&c.safepoints),
+            release_phases: GcCounters::distribution(&c.releases),
+            last_released_pages: c.last_released_pages.load(Relaxed),
             heap_policy: core.sizer.policy(),
             heap_target: core.sizer.target() as usize,
             allocated_since_gc: core.sizer.allocated(),

@@ -15,6 +15,7 @@ use super::ephemeron::Ephemerons;
 use super::events::{Events, GcEvent, GcReason};
 use super::finalize::Finalizers;
 use super::heap_sizing::{CollectionSample, HeapSizer};
+use super::release::release_phase;
 use super::roots::RootTable;
 use super::verify::verify;
 use super::weak::WeakRefs;
@@ -72,7 +73,7 @@ impl<E: Embedder> HeapCore<E> {
         // small-object pages are scattered (see space/page_resource.rs).
         let max_pages = config.max_heap / PAGE_SIZE;
         let table = PageTable::new(2 * max_pages + 16).map_err(Error::Reserve)?;
-        let resource = PageResource::new(&table, max_pages);
+        let resource = PageResource::with_store(&table, max_pages, config.page_resource);
         let pools = (0..classes.len())
             .map(|i| SizePool::new(i, classes.slot_size(i), &policy))
             .collect();
@@ -243,16 +244,22 @@ impl<E: Embedder> HeapCore<E> {
             mark_time: marked.time,
         });
 
-        let sweep_start = Instant::now();
-        let mut large_panic = PanicSlot::default();
-        self.large.sweep(&self.table, &self.resource, |a| {
-            large_panic.call(|| self.embedder.on_free(ObjRef::from_addr(a)))
-        });
-        panics.merge(large_panic);
         for p in self.pools.iter() {
             p.begin_cycle(&self.table);
         }
-        self.counters.add_sweep(sweep_start.elapsed());
+        let mut released = release_phase(self, &mut panics);
+        if released.finished_cycle {
+            // A pool whose pages were all empty has no lazy sweep left to
+            // give its excess pages back a step at a time: do it now.
+            let t = Instant::now();
+            self.update_trim_target();
+            self.trim_step(usize::MAX);
+            released.time += t.elapsed();
+        }
+        self.counters.record_release(released.time);
+        self.counters
+            .last_released_pages
+            .store(released.pages as u64, Relaxed);
         if !self.config.lazy_sweep {
             panics.merge(self.finish_sweeping());
         }

@@ -15,6 +15,8 @@ pub struct GcCounters {
     pub lazy_sweep_ns: AtomicU64,
     pub last_marked: AtomicU64,
     pub last_marked_bytes: AtomicU64,
+    /// Empty pages the last release phase gave back.
+    pub last_released_pages: AtomicU64,
     /// Every stop-the-world pause, in nanoseconds.
     pub pauses: Mutex<Histogram<u64>>,
     /// Every lazy sweep step taken in an allocation slow path, in nanoseconds.
@@ -22,6 +24,9 @@ pub struct GcCounters {
     /// Time from a collection's stop request until every mutator had
     /// reached a safepoint (part of the pause), in nanoseconds.
     pub safepoints: Mutex<Histogram<u64>>,
+    /// Every release phase (empty pages and dead large objects given back
+    /// by the GC workers inside the pause), in nanoseconds.
+    pub releases: Mutex<Histogram<u64>>,
 }
 
 /// A distribution summary.
@@ -47,9 +52,11 @@ impl Default for GcCounters {
             lazy_sweep_ns: AtomicU64::new(0),
             last_marked: AtomicU64::new(0),
             last_marked_bytes: AtomicU64::new(0),
+            last_released_pages: AtomicU64::new(0),
             pauses: h(),
             sweep_steps: h(),
             safepoints: h(),
+            releases: h(),
         }
     }
 }
@@ -71,6 +78,12 @@ impl GcCounters {
 
     pub fn record_safepoint(&self, d: Duration) {
         self.safepoints.lock().saturating_record(nanos(d).max(1));
+    }
+
+    /// Records a release phase; its time counts as sweeping too.
+    pub fn record_release(&self, d: Duration) {
+        self.add_sweep(d);
+        self.releases.lock().saturating_record(nanos(d).max(1));
     }
 
     pub fn record_pause(&self, d: Duration) {

@@ -32,6 +32,7 @@ mod handles;
 mod heap_sizing;
 mod mark;
 mod par_mark;
+mod release;
 mod roots;
 mod verify;
 mod weak;

@@ -210,6 +210,12 @@ impl SizePool {
         st.cycle_free += r.free();
         st.c.freed_total += r.freed as u64;
         st.c.pages_swept += 1;
+        self.finish_cycle_if_done(st, cx.policy)
+    }
+
+    /// Applies the growth policy once no unswept page is left. Returns
+    /// whether the cycle finished now.
+    fn finish_cycle_if_done(&self, st: &mut PoolState, policy: &GrowthPolicy) -> bool {
         if !st.sweeping || !st.unswept.is_empty() {
             return false;
         }
@@ -222,10 +228,37 @@ impl SizePool {
             slots_per_page: self.slots_per_page,
             budget: st.budget,
         };
-        (st.budget, st.decision) = decide(cx.policy, &sample);
+        (st.budget, st.decision) = decide(policy, &sample);
         st.c.last_live = st.cycle_live;
         st.c.last_free = st.cycle_free;
         true
+    }
+
+    /// Appends the pool's unswept pages to `out` (for the release phase).
+    pub fn unswept_pages(&self, out: &mut Vec<u32>) {
+        out.extend_from_slice(&self.state.lock().unswept);
+    }
+
+    /// The release phase freed `pages` of this pool's unswept pages (now of
+    /// kind `Free` and in the page resource), which held `freed` objects:
+    /// drops them from the unswept list and counts them as swept. Returns
+    /// whether that finished the sweep cycle.
+    pub fn take_released(
+        &self,
+        table: &PageTable,
+        pages: usize,
+        freed: usize,
+        policy: &GrowthPolicy,
+    ) -> bool {
+        let mut st = self.state.lock();
+        st.unswept
+            .retain(|&p| table.desc(p as usize).kind() != PageKind::Free);
+        self.unswept_len.store(st.unswept.len(), Relaxed);
+        st.cycle_free += pages * self.slots_per_page;
+        st.c.freed_total += freed as u64;
+        st.c.pages_swept += pages as u64;
+        st.c.pages_released += pages as u64;
+        self.finish_cycle_if_done(&mut st, policy)
     }
 
     /// Starts a new cycle after marking: every page becomes unswept. All
@@ -278,12 +311,20 @@ impl SizePool {
     }
 
     /// Free pages worth keeping committed for this pool: what it may still
-    /// take before asking for a collection, but no more than it holds now
-    /// (a pool with no pages keeps nothing in reserve).
+    /// take before asking for a collection, but no more than it holds now —
+    /// or, if it allocated since the collection before last, than it held
+    /// when this cycle began (the release phase may just have emptied it,
+    /// and it will take those pages again). An idle pool with no pages
+    /// keeps nothing in reserve.
     pub fn expected_growth(&self) -> usize {
         let st = self.state.lock();
-        let held = st.pages.len() + st.unswept.len();
-        st.budget.saturating_sub(held).min(held)
+        let mut held = st.pages.len() + st.unswept.len();
+        if st.cycle_allocated > 0 {
+            held = held.max(st.cycle_pages);
+        }
+        st.budget
+            .saturating_sub(st.pages.len() + st.unswept.len())
+            .min(held)
     }
 
     /// Pages the pool may hold before it must sweep all its pages before

@@ -71,16 +71,27 @@ impl LargeSpace {
     }
 
     /// Frees every unmarked large object (calling `on_free` for those that
-    /// asked for cleanup) and clears the marks of the survivors. Runs inside
-    /// a pause. `on_free` runs after the dead objects have left the list and
-    /// before their memory is released, and never under this space's lock
-    /// (it may read the stats). Returns the number of objects freed.
+    /// asked for cleanup) and clears the marks of the survivors: the serial
+    /// form of [`LargeSpace::unlink_dead`] then [`LargeSpace::free_dead`].
+    /// Returns the number of objects freed.
+    #[cfg(test)]
     pub fn sweep(
         &self,
         table: &PageTable,
         res: &PageResource,
         mut on_free: impl FnMut(usize),
     ) -> usize {
+        let dead = self.unlink_dead(table);
+        for &h in &dead {
+            self.free_dead(table, res, h, &mut on_free);
+        }
+        dead.len()
+    }
+
+    /// Takes every unmarked large object off the list and clears the marks
+    /// of the survivors. Runs inside a pause. Returns the head pages of the
+    /// dead, each to be given to [`LargeSpace::free_dead`] exactly once.
+    pub fn unlink_dead(&self, table: &PageTable) -> Vec<usize> {
         let mut dead = Vec::new();
         self.heads.lock().retain(|&h| {
             let d = table.desc(h as usize);
@@ -91,23 +102,32 @@ impl LargeSpace {
             dead.push(h as usize);
             false
         });
-        for &h in &dead {
-            if table.desc(h).cleanup.get(0) {
-                on_free(table.page_addr(h));
-            }
+        dead
+    }
+
+    /// Frees one object unlinked by [`LargeSpace::unlink_dead`]: calls
+    /// `on_free` if it asked for cleanup (never under this space's lock, so
+    /// it may read the stats), then decommits its span and returns it to
+    /// the clean span set. Dead objects may be freed on several threads.
+    pub fn free_dead(
+        &self,
+        table: &PageTable,
+        res: &PageResource,
+        head: usize,
+        on_free: &mut impl FnMut(usize),
+    ) {
+        let d = table.desc(head);
+        if d.cleanup.get(0) {
+            on_free(table.page_addr(head));
         }
-        for &h in &dead {
-            let d = table.desc(h);
-            let pages = d.span();
-            self.freed_bytes.fetch_add(d.large_size() as u64, Relaxed);
-            for p in h..h + pages {
-                let pd = table.desc(p);
-                pd.clear_bitmaps();
-                pd.set_kind(PageKind::Free);
-            }
-            res.release_span_clean(table, h, pages);
+        let pages = d.span();
+        self.freed_bytes.fetch_add(d.large_size() as u64, Relaxed);
+        for p in head..head + pages {
+            let pd = table.desc(p);
+            pd.clear_bitmaps();
+            pd.set_kind(PageKind::Free);
         }
-        dead.len()
+        res.release_span_clean(table, head, pages);
     }
 
     /// Clears the mark bit of every large object (an abandoned collection).

@@ -22,5 +22,5 @@ mod page_table;
 
 pub use large::{LargeSpace, LargeStats};
 pub use page::{PageDesc, PageKind, MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
-pub use page_resource::{PageResource, ReleaseBuffer};
+pub use page_resource::{PageResource, PageResourceKind, ReleaseBuffer};
 pub use page_table::{Located, MarkState, PageTable};

@@ -108,6 +108,16 @@ pub fn small_config() -> Config {
     }
 }
 
+/// The page store the model test pairs with a worker count: the mutex
+/// free list with 4 workers, the lock-free queue otherwise.
+pub fn store(gc_threads: usize) -> mosaic::PageResourceKind {
+    if gc_threads == 4 {
+        mosaic::PageResourceKind::Mutex
+    } else {
+        mosaic::PageResourceKind::LockFree
+    }
+}
+
 pub fn header(obj: ObjRef) -> (u32, u32, u64) {
     let p = obj.as_ptr();
     // SAFETY: every object has a 16-byte header.
