@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crate::alloc::{context, LocalAllocator, LocalFlusher};
-use crate::collect::{inside_callback, GcReason, Root, RootTable};
+use crate::collect::{inside_callback, GcReason, Root, RootTable, Timeline};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -114,11 +114,16 @@ impl<E: Embedder> ThreadMutator for Link<E> {
 }
 
 /// Ends a pause even if the collection panics (verify mode does).
-struct PauseGuard<'a>(&'a World);
+/// Records the restart as `resume` on the timeline, if there is one.
+struct PauseGuard<'a>(&'a World, Option<&'a Timeline>);
 
 impl Drop for PauseGuard<'_> {
     fn drop(&mut self) {
+        let start = std::time::Instant::now();
         self.0.resume();
+        if let Some(t) = self.1 {
+            t.span("resume", start, None);
+        }
     }
 }
 

@@ -234,7 +234,8 @@ impl<E: Embedder> Mutator<E> {
         let stop_start = Instant::now();
         let mut out = None;
         if heap.world.stop(self.link.id) {
-            let _resume = PauseGuard(&heap.world);
+            core.span("stop", stop_start, None);
+            let _resume = PauseGuard(&heap.world, core.timeline.as_ref());
             let done = core.counters.collections.load(Relaxed);
             if seen.map_or(true, |n| n == done) {
                 let tables = heap.live_root_tables();

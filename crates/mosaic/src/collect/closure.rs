@@ -89,8 +89,12 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
         (marker.marked, marker.marked_bytes) = par_mark::strong_closure(core, handles);
     } else {
         scan_roots(core, handles, &mut marker);
+        core.span("roots", start, None);
+        let t = Instant::now();
         marker.drain(&core.embedder);
+        core.span("mark", t, Some(("objects", marker.marked as u64)));
     }
+    let weak_start = Instant::now();
     let mut finalizers = 0;
     let (objects, bytes) = if core.ephemerons.any() || core.finalizers.any() {
         let mut m = marker.watching();
@@ -126,6 +130,7 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
     };
     weak.clear(weak.unmarked(table, WeakKind::Long));
     weak.finish(table);
+    core.span("weak", weak_start, None);
     Marked {
         objects,
         bytes,

@@ -17,6 +17,7 @@ use super::finalize::Finalizers;
 use super::heap_sizing::{CollectionSample, HeapSizer};
 use super::release::release_phase;
 use super::roots::RootTable;
+use super::timeline::Timeline;
 use super::verify::verify;
 use super::weak::WeakRefs;
 use crate::config::Config;
@@ -49,6 +50,8 @@ pub struct HeapCore<E: Embedder> {
     pub sizer: HeapSizer,
     /// The GC worker pool (the collecting thread is worker 0).
     pub workers: Workers,
+    /// The pause timeline, when `Config::trace` asks for one.
+    pub timeline: Option<Timeline>,
     sweep_cursor: AtomicUsize,
     /// Threads inside [`HeapCore::with_sweeper`]. A sweeper holds pages it
     /// took off a pool's unswept list, and empty pages in its release
@@ -79,9 +82,11 @@ impl<E: Embedder> HeapCore<E> {
             .collect();
         let sizer = HeapSizer::new(config.heap_policy, config.heap_min, max_pages * PAGE_SIZE);
         let workers = Workers::new(config.gc_workers()).map_err(Error::Workers)?;
+        let timeline = config.trace.as_deref().map(Timeline::new);
         let core = HeapCore {
             sizer,
             workers,
+            timeline,
             config,
             policy,
             classes,
@@ -108,6 +113,12 @@ impl<E: Embedder> HeapCore<E> {
     /// `on_free` is caught and returned in [`Swept::panic`]: the caller
     /// resumes it once its own state is consistent.
     pub fn with_sweeper<R>(&self, f: impl FnOnce(&mut SweepCtx<'_>) -> R) -> Swept<R> {
+        self.sweep_as("lazy sweep", f)
+    }
+
+    /// [`HeapCore::with_sweeper`], recorded on the timeline as `span`.
+    fn sweep_as<R>(&self, span: &'static str, f: impl FnOnce(&mut SweepCtx<'_>) -> R) -> Swept<R> {
+        let start = Instant::now();
         let _busy = SweeperGuard::enter(&self.sweepers);
         let mut release = ReleaseBuffer::default();
         let mut panic = PanicSlot::default();
@@ -130,10 +141,21 @@ impl<E: Embedder> HeapCore<E> {
             self.update_trim_target();
         }
         self.trim_step(TRIM_PAGES_PER_STEP);
+        if pages > 0 {
+            self.span(span, start, Some(("pages", pages as u64)));
+        }
         Swept {
             value,
             pages,
             panic,
+        }
+    }
+
+    /// Records a span of the calling thread on the timeline, if any.
+    #[inline]
+    pub fn span(&self, name: &'static str, start: Instant, arg: Option<(&'static str, u64)>) {
+        if let Some(t) = &self.timeline {
+            t.span(name, start, arg);
         }
     }
 
@@ -164,7 +186,7 @@ impl<E: Embedder> HeapCore<E> {
             return PanicSlot::default();
         }
         let t = Instant::now();
-        let swept = self.with_sweeper(|cx| {
+        let swept = self.sweep_as("finish sweep", |cx| {
             for p in self.pools.iter() {
                 p.finish_sweep(cx);
             }
@@ -219,10 +241,12 @@ impl<E: Embedder> HeapCore<E> {
         let marking = catch_unwind(AssertUnwindSafe(|| {
             let marked = closure::mark(self, handles);
             let verdict = if self.config.verify {
-                verify(&self.table, &self.embedder, marked.objects, |v| {
+                let t = Instant::now();
+                let v = verify(&self.table, &self.embedder, marked.objects, |v| {
                     closure::scan_roots(self, handles, v)
-                })
-                .err()
+                });
+                self.span("verify", t, None);
+                v.err()
             } else {
                 None
             };
@@ -291,6 +315,7 @@ impl<E: Embedder> HeapCore<E> {
         }
         let pause = start.elapsed();
         self.counters.record_pause(pause);
+        self.span("pause", start, Some(("collection", number)));
         self.events.emit(&mut panics, || GcEvent::CollectionEnd {
             number,
             reason,

@@ -34,6 +34,7 @@ mod mark;
 mod par_mark;
 mod release;
 mod roots;
+mod timeline;
 mod verify;
 mod weak;
 
@@ -46,4 +47,5 @@ pub use events::{GcEvent, GcReason};
 pub use finalize::FinalizerOrder;
 pub use heap_sizing::HeapDecision;
 pub use roots::{Root, RootTable};
+pub use timeline::Timeline;
 pub use weak::{SlotError, WeakKind, WeakRoot};

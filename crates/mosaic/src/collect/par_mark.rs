@@ -24,6 +24,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
+use std::time::Instant;
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use parking_lot::Mutex;
@@ -72,8 +73,12 @@ pub fn strong_closure<E: Embedder>(
         let deque = share.deques[i].lock().take().expect("one deque per worker");
         let mut m = Marker::parallel(&core.table);
         let r = catch_unwind(AssertUnwindSafe(|| {
+            let t = Instant::now();
             scan_root_tasks(core, handles, &share, &mut m);
+            core.span("roots", t, None);
+            let t = Instant::now();
             mark_until_done(core, &share, &deque, i, &mut m);
+            core.span("mark", t, Some(("objects", m.marked as u64)));
         }));
         if let Err(p) = r {
             share.term.abort();

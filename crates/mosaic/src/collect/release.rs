@@ -74,6 +74,7 @@ pub fn release_phase<E: Embedder>(core: &HeapCore<E>, panics: &mut PanicSlot) ->
     let totals = Mutex::new(vec![PoolTally::default(); core.pools.len()]);
     let caught = Mutex::new(PanicSlot::default());
     core.workers.run(&|_| {
+        let t = Instant::now();
         let mut panic = PanicSlot::default();
         let mut on_free = |a: usize| {
             panic.call(|| core.embedder.on_free(ObjRef::from_addr(a)));
@@ -109,6 +110,8 @@ pub fn release_phase<E: Embedder>(core: &HeapCore<E>, panics: &mut PanicSlot) ->
             }
         }
         buffer.flush(&core.resource);
+        let released = mine.iter().map(|t| t.pages as u64).sum();
+        core.span("release", t, Some(("pages", released)));
         let mut totals = totals.lock();
         for (t, m) in totals.iter_mut().zip(&mine) {
             t.pages += m.pages;
