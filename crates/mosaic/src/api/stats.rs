@@ -65,6 +65,9 @@ pub struct Stats {
     /// Heap memory touched since its last decommit (pages in use or cached).
     /// Never more than `max_heap`.
     pub committed_bytes: usize,
+    /// Free pages given back to the OS (decommitted) since the heap was
+    /// created, in bytes: the heap shrank, or a large object needed a span.
+    pub decommitted_bytes: u64,
     /// The heap's maximum size: it bounds `committed_bytes` (object pages),
     /// not the side metadata below.
     pub max_heap: usize,
@@ -161,6 +164,7 @@ impl Stats {
             pools,
             large: core.large.stats(&core.table),
             committed_bytes: core.resource.committed_pages() * PAGE_SIZE,
+            decommitted_bytes: (core.resource.trimmed_pages() * PAGE_SIZE) as u64,
             max_heap: core.max_heap(),
             metadata_bytes: core
                 .table

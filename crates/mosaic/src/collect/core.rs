@@ -58,9 +58,6 @@ pub struct HeapCore<E: Embedder> {
     /// buffer, that no other thread can see until it returns: an exhausted
     /// allocation waits for it before calling the heap full.
     sweepers: AtomicUsize,
-    /// Dirty free pages worth keeping committed, set when a pool finishes a
-    /// sweep cycle; sweep steps decommit the excess a little at a time.
-    trim_keep: AtomicUsize,
 }
 
 /// Most pages one sweep step decommits (each is an `madvise` run).
@@ -102,7 +99,6 @@ impl<E: Embedder> HeapCore<E> {
             events: Events::default(),
             sweep_cursor: AtomicUsize::new(0),
             sweepers: AtomicUsize::new(0),
-            trim_keep: AtomicUsize::new(usize::MAX),
         };
         Ok(core)
     }
@@ -135,11 +131,8 @@ impl<E: Embedder> HeapCore<E> {
             swept: 0,
         };
         let value = f(&mut cx);
-        let (finished, pages) = (cx.finished_cycle, cx.swept);
+        let pages = cx.swept;
         release.flush(&self.resource);
-        if finished {
-            self.update_trim_target();
-        }
         self.trim_step(TRIM_PAGES_PER_STEP);
         if pages > 0 {
             self.span(span, start, Some(("pages", pages as u64)));
@@ -201,17 +194,15 @@ impl<E: Embedder> HeapCore<E> {
         self.pools.iter().any(|p| p.has_unswept())
     }
 
-    /// Sets how many free pages to keep committed: what the pools in use
-    /// may soon grow into.
-    fn update_trim_target(&self) {
-        let keep: usize = self.pools.iter().map(|p| p.expected_growth()).sum();
-        self.trim_keep.store(keep, Relaxed);
-    }
-
-    /// Decommits up to `max` free pages beyond the trim target.
+    /// Decommits up to `max` free pages beyond the heap target: pages in
+    /// use plus free pages kept committed stay within the target, which is
+    /// what the heap will grow back to before its next collection anyway
+    /// (decommitting those would only make the allocator fault them in
+    /// again). When the target falls, so does the committed memory.
     pub fn trim_step(&self, max: usize) {
-        self.resource
-            .trim(&self.table, self.trim_keep.load(Relaxed), max);
+        let target = (self.sizer.target() as usize / PAGE_SIZE).min(self.resource.max_pages());
+        let keep = target.saturating_sub(self.resource.in_use_pages());
+        self.resource.trim(&self.table, keep, max);
     }
 
     /// The pause body. The world must be stopped and every mutator's
@@ -271,15 +262,7 @@ impl<E: Embedder> HeapCore<E> {
         for p in self.pools.iter() {
             p.begin_cycle(&self.table);
         }
-        let mut released = release_phase(self, &mut panics);
-        if released.finished_cycle {
-            // A pool whose pages were all empty has no lazy sweep left to
-            // give its excess pages back a step at a time: do it now.
-            let t = Instant::now();
-            self.update_trim_target();
-            self.trim_step(usize::MAX);
-            released.time += t.elapsed();
-        }
+        let released = release_phase(self, &mut panics);
         self.counters.record_release(released.time);
         self.counters
             .last_released_pages
@@ -306,7 +289,11 @@ impl<E: Embedder> HeapCore<E> {
             pause,
             sweep_total: Duration::from_nanos(self.counters.lazy_sweep_ns.load(Relaxed)),
         });
-        self.update_trim_target();
+        if decision.target_bytes < old_target {
+            // The heap shrank: free pages beyond the new target go back to
+            // the OS now (the lazy sweep may have nothing left to do it).
+            self.trim_step(usize::MAX);
+        }
         if decision.target_bytes != old_target {
             self.events.emit(&mut panics, || GcEvent::HeapResize {
                 old_bytes: old_target as usize,

@@ -310,23 +310,6 @@ impl SizePool {
         self.unswept_len.load(Relaxed) != 0
     }
 
-    /// Free pages worth keeping committed for this pool: what it may still
-    /// take before asking for a collection, but no more than it holds now —
-    /// or, if it allocated since the collection before last, than it held
-    /// when this cycle began (the release phase may just have emptied it,
-    /// and it will take those pages again). An idle pool with no pages
-    /// keeps nothing in reserve.
-    pub fn expected_growth(&self) -> usize {
-        let st = self.state.lock();
-        let mut held = st.pages.len() + st.unswept.len();
-        if st.cycle_allocated > 0 {
-            held = held.max(st.cycle_pages);
-        }
-        st.budget
-            .saturating_sub(st.pages.len() + st.unswept.len())
-            .min(held)
-    }
-
     /// Pages the pool may hold before it must sweep all its pages before
     /// taking a fresh one.
     #[cfg(test)]

@@ -26,9 +26,9 @@
 //! `in_use` never exceeds `max_pages`; `committed` counts the pages touched
 //! since their last decommit (in use or queued), and it never exceeds
 //! `max_pages` either: committing clean pages first decommits queued dirty
-//! ones. When the heap shrinks,
-//! [`PageResource::trim`] decommits queued pages beyond what the pools may
-//! still grow into, so RSS falls.
+//! ones. When the heap shrinks, [`PageResource::trim`] decommits queued
+//! pages beyond what its caller keeps (the heap target's room, see
+//! `HeapCore::trim_step`), so RSS falls.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::Relaxed;
@@ -52,6 +52,8 @@ pub struct PageResource {
     dirty_len: AtomicUsize,
     clean: Mutex<BTreeMap<usize, usize>>,
     committed: AtomicUsize,
+    /// Free pages decommitted so far (large objects' spans not counted).
+    trimmed: AtomicUsize,
     in_use: AtomicUsize,
     max_pages: usize,
     /// One past the highest page index ever handed out: descriptors below
@@ -175,6 +177,7 @@ impl PageResource {
             dirty_len: AtomicUsize::new(0),
             clean: Mutex::new(clean),
             committed: AtomicUsize::new(0),
+            trimmed: AtomicUsize::new(0),
             in_use: AtomicUsize::new(0),
             max_pages: max_pages.min(table.npages()),
             high_water: AtomicUsize::new(0),
@@ -306,6 +309,7 @@ impl PageResource {
                 table.desc(p).set_zeroed(true);
             }
             self.committed.fetch_sub(n, Relaxed);
+            self.trimmed.fetch_add(n, Relaxed);
             insert_coalesced(clean, first, n);
             i = j;
         }
@@ -316,13 +320,18 @@ impl PageResource {
         self.committed.load(Relaxed)
     }
 
+    /// Free small-object pages decommitted so far (by trimming, or to make
+    /// room for a large span).
+    pub fn trimmed_pages(&self) -> usize {
+        self.trimmed.load(Relaxed)
+    }
+
     /// Page descriptors touched so far (one past the highest page used).
     pub fn touched_descriptors(&self) -> usize {
         self.high_water.load(Relaxed)
     }
 
     /// Pages held by pools and large objects.
-    #[cfg(test)]
     pub fn in_use_pages(&self) -> usize {
         self.in_use.load(Relaxed)
     }
