@@ -9,6 +9,11 @@
 //! | `nqueens` | 8..10 quick, 8..11 full | OCaml, Boehm, malloc, free, bump, Mosaic | defaults |
 //! | `varsize` | 2M / 10M replacements | Mosaic with three size-class layouts | 4 GiB |
 //! | `alloc` | 16..512 B | Mosaic (run-time size, compile-time size, UNINIT), bump, bump-zeroed (256 KiB and 4 MiB arenas), glibc, jemalloc, mimalloc | defaults |
+//! | `threads` | 1, 2, 4, 8 threads; 2M (quick) / 10M (full) allocations of 16..64 B per thread, 64Ki live per thread | Mosaic, Boehm, glibc, jemalloc, mimalloc | 4x the live size of all rings, the same for Mosaic and Boehm |
+//! | `safepoint` | 8 and 32 threads (full: 2, 8, 32), allocating or polling; up to 100 collection requests in 1 s (full: 500 in 10 s) | Mosaic only: time to safepoint, p50/p99/max | default |
+//!
+//! The last two are in [`mutators`], which says what they measure and why
+//! it is fair.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -17,6 +22,8 @@ use mosaic_bench::workloads::{alloc, binary_trees, gcbench, nqueens, varsize};
 
 use crate::peers::{Built, Peers};
 use crate::worker::Spec;
+
+mod mutators;
 
 /// One program run (Mosaic or a peer) for a case.
 pub struct Runner {
@@ -89,6 +96,13 @@ pub enum Metric {
     Inner,
     /// Nanoseconds per allocation, reported by the program.
     NsPerAlloc,
+    /// Wall-clock nanoseconds per allocation over every thread: the time
+    /// from starting the threads to joining them, over all their
+    /// allocations (`ns_per_alloc`).
+    NsPerAllocAll,
+    /// Mosaic's median time to safepoint over the run's collections, µs
+    /// (`tts_p50_us`).
+    TimeToSafepoint,
 }
 
 pub struct Case {
@@ -462,6 +476,9 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
             ],
         });
     }
+
+    cases.extend(mutators::threads(o, peers));
+    cases.extend(mutators::safepoint(o));
     cases
 }
 
@@ -469,7 +486,7 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
 mod tests {
     use super::*;
 
-    fn peers() -> Peers {
+    pub(super) fn peers() -> Peers {
         let none: Built = Err("not built in tests".into());
         Peers {
             boehm_gcbench: Ok("/bin/boehm_gcbench".into()),
@@ -478,6 +495,10 @@ mod tests {
             alloc_glibc: none.clone(),
             alloc_jemalloc: none.clone(),
             alloc_mimalloc: none.clone(),
+            threads_boehm: Ok("/bin/threads_boehm".into()),
+            threads_glibc: none.clone(),
+            threads_jemalloc: none.clone(),
+            threads_mimalloc: none.clone(),
             ocaml_nqueens: none.clone(),
             ocaml_binary_trees: none.clone(),
             java: Ok("/classes".into()),

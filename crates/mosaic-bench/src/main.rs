@@ -34,7 +34,8 @@
 //!   the same thing everywhere, so each table has a legend line per runtime
 //!   (see `cases::Runtime::gc_time`, and `gc_time_means` in results.json).
 //!
-//! Table columns: `time s` (median; `ns/alloc` for alloc), `min–max` (the
+//! Table columns: `time s` (median; `ns/alloc` for alloc and threads, the
+//! median time to safepoint for safepoint), `min–max` (the
 //! fastest and slowest repetition), `x base` (ratio to the table's baseline
 //! runner), `wall s` (median process wall time), `cpu s`, `peak MB` and its `x base`,
 //! `GC ms`, `pause p50/p99/max ms`, `GCs`. Medians over `--reps`
@@ -46,13 +47,17 @@
 //! about 1 GiB at twice that heap, Mosaic and Boehm; heap-sweep: one workload
 //! from 1.25x to 6x the live size, Mosaic under each `MOSAIC_HEAP_POLICY`
 //! and Boehm; binary-trees; n-queens; varsize; alloc (with `bump` and
-//! `bump-zeroed` floors). Mosaic's worker builds its heap from
+//! `bump-zeroed` floors); threads: allocation throughput with 1 to 8
+//! mutator threads, Mosaic, Boehm and three mallocs; safepoint: Mosaic's
+//! time to safepoint with 8 and 32 threads (tables of both after the
+//! others). Mosaic's worker builds its heap from
 //! `Config::from_env()`, so `MOSAIC_*` variables set on a runner (or in the
 //! suite's environment) apply.
 
 mod cases;
 mod peers;
 mod process;
+mod release_bench;
 mod report;
 mod worker;
 
@@ -78,8 +83,11 @@ pub struct Args {
     #[arg(long)]
     reps: Option<usize>,
     /// Only workloads whose name contains one of these (gcbench, gcbench-holes,
-    /// gcbench-scaled, heap-sweep, binary-trees, nqueens, varsize, alloc). A
+    /// gcbench-scaled, heap-sweep, binary-trees, nqueens, varsize, alloc,
+    /// threads, safepoint). A
     /// full-only workload (gcbench-scaled) runs in quick mode when named exactly.
+    /// `release` alone runs the release-phase experiment (lock-free against
+    /// mutex page store, 1 to 8 GC workers; Mosaic only, in this process).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Runs of each Java benchmark in the same JVM before the one reported
@@ -109,6 +117,12 @@ fn main() {
     }
     let full = args.full;
     let reps = args.reps.unwrap_or(if full { 5 } else { 3 }).max(1);
+    if args.only == ["release"] {
+        if let Err(e) = release_bench::run(reps, full, &args.out) {
+            eprintln!("no chart: {e}");
+        }
+        return;
+    }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let build_dir = root.join("../../target/mosaic-bench-peers");
     eprintln!("building peers in {} ...", build_dir.display());

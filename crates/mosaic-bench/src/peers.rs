@@ -15,6 +15,11 @@ pub struct Peers {
     pub alloc_glibc: Built,
     pub alloc_jemalloc: Built,
     pub alloc_mimalloc: Built,
+    /// `peers/c/threads.c` on Boehm, glibc, jemalloc and mimalloc.
+    pub threads_boehm: Built,
+    pub threads_glibc: Built,
+    pub threads_jemalloc: Built,
+    pub threads_mimalloc: Built,
     pub ocaml_nqueens: Built,
     pub ocaml_binary_trees: Built,
     /// Directory of compiled classes.
@@ -75,6 +80,8 @@ impl Peers {
         std::fs::create_dir_all(out).expect("peer build directory");
         let c = src.join("c");
         let boehm = Some(("gc.h", "libgc-dev"));
+        let jemalloc = Some(("jemalloc/jemalloc.h", "libjemalloc-dev"));
+        let mimalloc = Some(("mimalloc.h", "libmimalloc-dev"));
         // OCaml: the program and clock.c (its monotonic clock), compiled in
         // a directory of their own so the objects stay out of the sources.
         let ocaml = |name: &str| -> Built {
@@ -157,13 +164,37 @@ impl Peers {
                 &c.join("alloc.c"),
                 &out.join("alloc_jemalloc"),
                 &["-DUSE_JEMALLOC", "-ljemalloc"],
-                Some(("jemalloc/jemalloc.h", "libjemalloc-dev")),
+                jemalloc,
             ),
             alloc_mimalloc: cc(
                 &c.join("alloc.c"),
                 &out.join("alloc_mimalloc"),
                 &["-DUSE_MIMALLOC", "-lmimalloc"],
-                Some(("mimalloc.h", "libmimalloc-dev")),
+                mimalloc,
+            ),
+            threads_boehm: cc(
+                &c.join("threads.c"),
+                &out.join("threads_boehm"),
+                &["-DUSE_BOEHM", "-lgc", "-lpthread"],
+                boehm,
+            ),
+            threads_glibc: cc(
+                &c.join("threads.c"),
+                &out.join("threads_glibc"),
+                &["-lpthread"],
+                None,
+            ),
+            threads_jemalloc: cc(
+                &c.join("threads.c"),
+                &out.join("threads_jemalloc"),
+                &["-DUSE_JEMALLOC", "-ljemalloc", "-lpthread"],
+                jemalloc,
+            ),
+            threads_mimalloc: cc(
+                &c.join("threads.c"),
+                &out.join("threads_mimalloc"),
+                &["-DUSE_MIMALLOC", "-lmimalloc", "-lpthread"],
+                mimalloc,
             ),
             ocaml_nqueens: ocaml("nqueens"),
             ocaml_binary_trees: ocaml("binary_trees"),
@@ -171,5 +202,69 @@ impl Peers {
             go_gcbench: go("gcbench"),
             go_binary_trees: go("binarytrees"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mosaic_bench::workloads::threads::Params;
+
+    /// Builds `threads.c` as the suite does, runs it, and compares its
+    /// check value with the Rust side's.
+    fn build_and_check(flags: &[&str], header: Option<(&str, &str)>, name: &str) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/c/threads.c");
+        let out = std::env::temp_dir().join(format!("mosaic-bench-{name}-{}", std::process::id()));
+        let exe = match cc(&src, &out, flags, header) {
+            Ok(exe) => exe,
+            // A missing compiler or library is a skip with its package.
+            Err(e) => return assert!(e.contains("package"), "{name}: {e}"),
+        };
+        let p = Params {
+            threads: 3,
+            allocs: 10_001,
+            ring: 256,
+        };
+        let o = Command::new(&exe)
+            .args(p.peer_args())
+            .env("GC_MAXIMUM_HEAP_SIZE", (64 << 20).to_string())
+            .output()
+            .unwrap();
+        std::fs::remove_file(&exe).unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{name}: {stdout}");
+        let want = format!(
+            "RESULT {{\"check\": {}, \"ns_per_alloc\": ",
+            p.expected_check()
+        );
+        assert!(stdout.contains(&want), "{name}: {stdout}");
+        assert!(stdout.starts_with("TIME "), "{name}: {stdout}");
+    }
+
+    #[test]
+    fn threads_c_agrees_with_the_rust_check_value() {
+        build_and_check(&["-lpthread"], None, "threads-glibc");
+        build_and_check(
+            &["-DUSE_BOEHM", "-lgc", "-lpthread"],
+            Some(("gc.h", "libgc-dev")),
+            "threads-boehm",
+        );
+        build_and_check(
+            &["-DUSE_MIMALLOC", "-lmimalloc", "-lpthread"],
+            Some(("mimalloc.h", "libmimalloc-dev")),
+            "threads-mimalloc",
+        );
+    }
+
+    #[test]
+    fn a_missing_library_is_a_skip_naming_its_package() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/c/threads.c");
+        let out = std::env::temp_dir().join("mosaic-bench-never-built");
+        let e = cc(&src, &out, &[], Some(("no/such/header.h", "libnosuch-dev"))).unwrap_err();
+        assert!(
+            e.contains("libnosuch-dev") && e.contains("install-peers"),
+            "{e}"
+        );
+        assert!(!out.exists());
     }
 }

@@ -20,6 +20,9 @@
 //!   legend under each table (and `gc_time_means`, `pauses_mean` per runner
 //!   in results.json) says what they are for each runtime
 //!   ([`crate::cases::Runtime::gc_time`]).
+//! - `tts_p50_us`, `tts_p99_us`, `tts_max_us`, `tts_count` (Mosaic only):
+//!   time to safepoint over the run's collections, medians over the
+//!   repetitions; the safepoint workload's table ([`mutators`]).
 
 use std::path::Path;
 
@@ -28,6 +31,8 @@ use serde_json::json;
 
 use crate::cases::{Case, Metric, Runtime};
 use crate::process::Outcome;
+
+mod mutators;
 
 pub struct Run {
     pub case: usize,
@@ -62,6 +67,12 @@ pub struct Summary {
     pub pause_p99_us: Option<f64>,
     pub pause_max_us: Option<f64>,
     pub collections: Option<f64>,
+    /// Mosaic's time to safepoint (stop request until every other mutator
+    /// parked) over the run's collections: percentiles and sample count.
+    pub tts_p50_us: Option<f64>,
+    pub tts_p99_us: Option<f64>,
+    pub tts_max_us: Option<f64>,
+    pub tts_count: Option<f64>,
     /// Time and RSS divided by the case's baseline runner's.
     pub time_ratio: Option<f64>,
     pub rss_ratio: Option<f64>,
@@ -83,7 +94,8 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 fn metric(case: &Case, o: &Outcome) -> Option<f64> {
     match case.metric {
         Metric::Inner => o.inner_ms.map(|ms| ms / 1e3),
-        Metric::NsPerAlloc => o.get("ns_per_alloc"),
+        Metric::NsPerAlloc | Metric::NsPerAllocAll => o.get("ns_per_alloc"),
+        Metric::TimeToSafepoint => o.get("tts_p50_us"),
     }
 }
 
@@ -142,6 +154,10 @@ pub fn summarize(cases: &[Case], runs: &[Run]) -> Vec<Summary> {
                 pause_p99_us: col(&|o| o.get("pause_p99_us")),
                 pause_max_us: col(&|o| o.get("pause_max_us")),
                 collections: col(&|o| o.get("collections")),
+                tts_p50_us: col(&|o| o.get("tts_p50_us")),
+                tts_p99_us: col(&|o| o.get("tts_p99_us")),
+                tts_max_us: col(&|o| o.get("tts_max_us")),
+                tts_count: col(&|o| o.get("tts_count")),
                 time_ratio: None,
                 rss_ratio: None,
             });
@@ -188,6 +204,7 @@ fn legend(case: &Case, reps: usize, jvm_warmup: u32) -> Vec<String> {
         Metric::NsPerAlloc => format!(
             "ns/alloc: the allocation loop timed in-process, median and min–max of {reps} run(s); wall: the whole process"
         ),
+        Metric::NsPerAllocAll | Metric::TimeToSafepoint => mutators::legend(case.metric, reps),
     }];
     lines.push(
         "cpu: user + system CPU time of the whole process, every thread (start-up included)".into(),
@@ -218,8 +235,9 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) 
     println!("Mosaic benchmark suite: {reps} repetition(s) alternating which runner goes first; medians, min–max; ratios are against each table's baseline.\n");
     for (ci, case) in cases.iter().enumerate() {
         let (unit, digits) = match case.metric {
-            Metric::NsPerAlloc => ("ns/alloc", 2),
+            Metric::NsPerAlloc | Metric::NsPerAllocAll => ("ns/alloc", 2),
             Metric::Inner => ("time s", 3),
+            Metric::TimeToSafepoint => ("tts p50 µs", 1),
         };
         println!(
             "== {} — {} (baseline: {}) ==",
@@ -269,6 +287,8 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) 
         println!();
     }
     nqueens_table(cases, summary);
+    mutators::threads_table(cases, summary);
+    mutators::safepoint_table(cases, summary);
 }
 
 /// The seed's table: time relative to OCaml per memory manager and n.
@@ -355,7 +375,7 @@ pub fn write_json(
         .expect("write results.json");
 }
 
-fn load_font() -> Result<(), String> {
+pub(crate) fn load_font() -> Result<(), String> {
     let candidates = [
         "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
         "/usr/share/fonts/TTF/DejaVuSans.ttf",
@@ -383,6 +403,10 @@ pub fn charts(dir: &Path, cases: &[Case], summary: &[Summary]) -> Result<Vec<Str
     for w in workloads {
         if w == "heap-sweep" {
             files.push(sweep_chart(dir, w, cases, summary)?);
+            continue;
+        }
+        if w == "safepoint" {
+            // One runner: its ratio to itself says nothing.
             continue;
         }
         let idx: Vec<usize> = (0..cases.len())

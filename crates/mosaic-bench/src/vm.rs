@@ -38,6 +38,13 @@ impl ShadowStack {
         ObjRef::from_ptr(self.slots[i].load(Relaxed) as *mut u8).expect("rooted object")
     }
 
+    /// Overwrites slot `i`, which must be in use (below [`ShadowStack::len`]).
+    #[inline(always)]
+    pub fn set(&self, i: usize, obj: ObjRef) {
+        debug_assert!(i < self.len(), "slot {i} is not in use");
+        self.slots[i].store(obj.addr(), Relaxed);
+    }
+
     #[inline(always)]
     pub fn truncate(&self, len: usize) {
         self.top.store(len, Relaxed);

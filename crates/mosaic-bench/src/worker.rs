@@ -13,7 +13,7 @@ use mosaic::{Config, Embedder, Heap, PAGE_SIZE};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use mosaic_bench::workloads::{alloc, binary_trees, gcbench, nqueens, varsize};
+use mosaic_bench::workloads::{alloc, binary_trees, gcbench, nqueens, safepoint, threads, varsize};
 
 /// What a worker process runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -41,6 +41,13 @@ pub enum Spec {
         size: usize,
         count: u64,
     },
+    Threads {
+        params: threads::Params,
+        max_heap: usize,
+    },
+    Safepoint {
+        params: safepoint::Params,
+    },
 }
 
 fn stats_json<E: Embedder>(heap: &Heap<E>) -> Map<String, Value> {
@@ -59,6 +66,12 @@ fn stats_json<E: Embedder>(heap: &Heap<E>) -> Map<String, Value> {
         "longest_sweep_step_us".into(),
         json!(us(s.longest_sweep_step())),
     );
+    // From a collection's stop request until every other mutator parked.
+    let tts = &s.time_to_safepoint;
+    m.insert("tts_count".into(), json!(tts.count));
+    m.insert("tts_p50_us".into(), json!(us(tts.p50)));
+    m.insert("tts_p99_us".into(), json!(us(tts.p99)));
+    m.insert("tts_max_us".into(), json!(us(tts.max)));
     m
 }
 
@@ -142,6 +155,23 @@ pub fn run(spec: &Spec) {
             };
             out.insert("check".into(), json!(0));
             out.insert("ns_per_alloc".into(), json!(ns));
+        }
+        Spec::Threads { params, max_heap } => {
+            let (check, heap, t) = threads::run(params, config(Some(*max_heap)));
+            print_time(t);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(check));
+            let ns = t.as_nanos() as f64 / params.total_allocs() as f64;
+            out.insert("ns_per_alloc".into(), json!(ns));
+        }
+        Spec::Safepoint { params } => {
+            let (o, heap, t) = safepoint::run(params, config(None));
+            print_time(t);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(o.requests));
+            out.insert("requests".into(), json!(o.requests));
+            out.insert("allocs".into(), json!(o.allocs.iter().sum::<u64>()));
+            out.insert("polls".into(), json!(o.polls.iter().sum::<u64>()));
         }
     }
     println!("RESULT {}", Value::Object(out));

@@ -24,7 +24,8 @@ static void boehm_init(void) {
     GC_INIT();
     GC_set_on_collection_event(on_gc_event);
 }
-static void boehm_result(unsigned long long check) {
-    print_result(check, (long)GC_get_gc_no(), gc_total_ns / 1e6);
+static void boehm_result_ns(unsigned long long check, double ns_per_alloc) {
+    print_result_ns(check, (long)GC_get_gc_no(), gc_total_ns / 1e6, ns_per_alloc);
 }
+static inline void boehm_result(unsigned long long check) { boehm_result_ns(check, -1); }
 #endif

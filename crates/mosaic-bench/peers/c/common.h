@@ -39,8 +39,10 @@ static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
-static void print_result(unsigned long long check, long collections, double gc_ms) {
+/* The RESULT line; a negative collections, gc_ms or ns_per_alloc is left out. */
+static void print_result_ns(unsigned long long check, long collections, double gc_ms, double ns_per_alloc) {
     printf("RESULT {\"check\": %llu", check);
+    if (ns_per_alloc >= 0) printf(", \"ns_per_alloc\": %.4f", ns_per_alloc);
     if (collections >= 0) printf(", \"collections\": %ld", collections);
     if (gc_ms >= 0) printf(", \"gc_ms\": %.3f", gc_ms);
     if (npauses > 0) {
@@ -49,5 +51,8 @@ static void print_result(unsigned long long check, long collections, double gc_m
                pauses_ns[npauses / 2] / 1e3, pauses_ns[(long)(npauses * 0.99)] / 1e3, pauses_ns[npauses - 1] / 1e3);
     }
     printf("}\n");
+}
+static inline void print_result(unsigned long long check, long collections, double gc_ms) {
+    print_result_ns(check, collections, gc_ms, -1);
 }
 #endif

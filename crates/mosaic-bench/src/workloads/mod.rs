@@ -6,6 +6,9 @@ pub mod alloc;
 pub mod binary_trees;
 pub mod gcbench;
 pub mod nqueens;
+pub mod release;
+pub mod safepoint;
+pub mod threads;
 pub mod varsize;
 
 /// Deterministic xorshift64*, the same in every peer, so "random" sizes and
