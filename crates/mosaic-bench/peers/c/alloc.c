@@ -2,19 +2,7 @@
  * a window of 256 objects then freeing them. Built three ways: glibc,
  * jemalloc (-DUSE_JEMALLOC, mallocx/dallocx) and mimalloc (-DUSE_MIMALLOC).
  * usage: alloc SIZE COUNT */
-#include "common.h"
-#if defined(USE_JEMALLOC)
-#include <jemalloc/jemalloc.h>
-#define ALLOC(n) mallocx((n), 0)
-#define FREE(p) dallocx((p), 0)
-#elif defined(USE_MIMALLOC)
-#include <mimalloc.h>
-#define ALLOC(n) mi_malloc(n)
-#define FREE(p) mi_free(p)
-#else
-#define ALLOC(n) malloc(n)
-#define FREE(p) free(p)
-#endif
+#include "malloc_peer.h"
 
 int main(int argc, char **argv) {
     size_t size = argc > 1 ? (size_t)atol(argv[1]) : 32;

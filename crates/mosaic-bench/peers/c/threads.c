@@ -28,19 +28,7 @@
 #define FREE(p) ((void)(p))
 #define RING_ALLOC(n) GC_MALLOC(n)
 #else
-#include "common.h"
-#if defined(USE_JEMALLOC)
-#include <jemalloc/jemalloc.h>
-#define ALLOC(n) mallocx((n), 0)
-#define FREE(p) dallocx((p), 0)
-#elif defined(USE_MIMALLOC)
-#include <mimalloc.h>
-#define ALLOC(n) mi_malloc(n)
-#define FREE(p) mi_free(p)
-#else
-#define ALLOC(n) malloc(n)
-#define FREE(p) free(p)
-#endif
+#include "malloc_peer.h"
 #define RING_ALLOC(n) ALLOC(n)
 #endif
 

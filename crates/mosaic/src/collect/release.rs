@@ -47,8 +47,6 @@ pub struct Released {
     pub pages: usize,
     /// Dead large objects freed.
     pub large: usize,
-    /// Whether some pool finished its sweep cycle (every page was empty).
-    pub finished_cycle: bool,
     pub time: Duration,
 }
 
@@ -127,7 +125,7 @@ pub fn release_phase<E: Embedder>(core: &HeapCore<E>, panics: &mut PanicSlot) ->
     };
     for (pool, t) in core.pools.iter().zip(totals.into_inner()) {
         if t.pages > 0 {
-            out.finished_cycle |= pool.take_released(&core.table, t.pages, t.freed, &core.policy);
+            pool.take_released(&core.table, t.pages, t.freed, &core.policy);
             out.pages += t.pages;
         }
     }

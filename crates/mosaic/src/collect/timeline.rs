@@ -95,10 +95,11 @@ impl Timeline {
             self.dropped.fetch_add(1, Relaxed);
             return;
         }
-        st.names.entry(span.track).or_insert_with(|| {
-            let t = std::thread::current();
-            t.name()
-                .map_or_else(|| format!("{:?}", t.id()), str::to_owned)
+        let track = span.track;
+        st.names.entry(track).or_insert_with(|| {
+            std::thread::current()
+                .name()
+                .map_or_else(|| format!("thread {track}"), str::to_owned)
         });
         st.spans.push(span);
     }

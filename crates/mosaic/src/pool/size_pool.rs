@@ -241,15 +241,16 @@ impl SizePool {
 
     /// The release phase freed `pages` of this pool's unswept pages (now of
     /// kind `Free` and in the page resource), which held `freed` objects:
-    /// drops them from the unswept list and counts them as swept. Returns
-    /// whether that finished the sweep cycle.
+    /// drops them from the unswept list and counts them as swept; if no
+    /// unswept page is left, the sweep cycle ends here (the growth policy
+    /// decides).
     pub fn take_released(
         &self,
         table: &PageTable,
         pages: usize,
         freed: usize,
         policy: &GrowthPolicy,
-    ) -> bool {
+    ) {
         let mut st = self.state.lock();
         st.unswept
             .retain(|&p| table.desc(p as usize).kind() != PageKind::Free);
@@ -258,7 +259,7 @@ impl SizePool {
         st.c.freed_total += freed as u64;
         st.c.pages_swept += pages as u64;
         st.c.pages_released += pages as u64;
-        self.finish_cycle_if_done(&mut st, policy)
+        self.finish_cycle_if_done(&mut st, policy);
     }
 
     /// Starts a new cycle after marking: every page becomes unswept. All
