@@ -29,12 +29,24 @@ fn check_tree(o: mosaic::ObjRef, depth: u32) -> usize {
     1 + check_tree(field(o, 0).unwrap(), depth - 1) + check_tree(field(o, 1).unwrap(), depth - 1)
 }
 
+/// Four mutators, in verify mode with 1, 2 and 4 GC workers, and in stress
+/// mode (a collection every 200 allocations) with 4 workers and the mutex
+/// page store.
 #[test]
 fn threads_allocate_collect_and_keep_their_trees() {
-    let heap = heap(Config {
-        verify: true,
-        ..small_config()
-    });
+    for (gc_threads, stress) in [(1, 0), (2, 0), (4, 0), (4, 200)] {
+        trees_on_four_threads(Config {
+            verify: true,
+            gc_threads,
+            stress,
+            page_resource: store(gc_threads),
+            ..small_config()
+        });
+    }
+}
+
+fn trees_on_four_threads(config: Config) {
+    let heap = heap(config);
     let threads: Vec<_> = (0..4)
         .map(|t| {
             let heap = heap.clone();
