@@ -22,9 +22,9 @@ const STORES: [PageResourceKind; 2] = [PageResourceKind::LockFree, PageResourceK
 const PAGES: usize = 8192;
 const ROUNDS: usize = 5;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// The median of a non-empty list (every configuration runs at least once).
+fn median(v: Vec<f64>) -> f64 {
+    crate::report::median(v).expect("at least one value")
 }
 
 /// One configuration over every repetition: the per-run medians.
@@ -75,10 +75,8 @@ pub fn run(reps: usize, full: bool, out: &Path) -> Result<(), String> {
         let lf = median(pair[0].runs.clone());
         for r in pair {
             let m = median(r.runs.clone());
-            let (lo, hi) = r
-                .runs
-                .iter()
-                .fold((f64::MAX, 0f64), |(a, b), &x| (a.min(x), b.max(x)));
+            let (lo, hi) = crate::report::min_max(&r.runs);
+            let (lo, hi) = (lo.expect("a run"), hi.expect("a run"));
             println!(
                 "| {} | {:?} | {} | {:.3} | {:.3}–{:.3} | {} |",
                 r.workers,

@@ -78,7 +78,7 @@ pub struct Summary {
     pub rss_ratio: Option<f64>,
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
+pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
@@ -99,7 +99,7 @@ fn metric(case: &Case, o: &Outcome) -> Option<f64> {
     }
 }
 
-fn min_max(v: &[f64]) -> (Option<f64>, Option<f64>) {
+pub(crate) fn min_max(v: &[f64]) -> (Option<f64>, Option<f64>) {
     (
         v.iter().copied().reduce(f64::min),
         v.iter().copied().reduce(f64::max),

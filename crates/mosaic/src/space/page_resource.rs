@@ -121,15 +121,9 @@ impl ReleaseBuffer {
 
     /// Hands a page (already marked `Free`) to the resource, eventually.
     pub fn release(&mut self, res: &PageResource, page: usize) {
-        if let Dirty::Mutex(list) = &res.dirty {
-            // The baseline: one lock acquisition per page, nothing buffered.
-            list.lock().push(page as u32);
-            res.dirty_len.fetch_add(1, Relaxed);
-            res.in_use.fetch_sub(1, Relaxed);
-            return;
-        }
         self.pages.push(page as u32);
-        if self.pages.len() >= self.batch {
+        // The mutex store is the baseline: one lock acquisition per page.
+        if self.pages.len() >= self.batch || matches!(res.dirty, Dirty::Mutex(_)) {
             self.flush(res);
         }
     }
