@@ -227,6 +227,11 @@ impl mosaic_config {
                 .filter(|v| !v.is_empty())
                 .map(Into::into),
             stall_warning_ms: self.stall_warning_ms,
+            // Compaction moves objects: a C embedder opts in with
+            // mosaic_compact or MOSAIC_COMPACT (read below).
+            compact: mosaic_core::CompactPolicy::Never,
+            compact_toward: mosaic_core::CompactOrder::PinnedFirst,
+            verify_compaction: false,
         };
         c.validate().map_err(|e| report(function, &e))?;
         Ok(c)

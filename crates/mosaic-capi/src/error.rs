@@ -129,6 +129,7 @@ pub(crate) fn report(function: &str, e: &Error) -> mosaic_error {
         Error::InvalidArgument(_) => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
         Error::AlreadyRegistered { .. } => mosaic_error::MOSAIC_ERR_ALREADY_REGISTERED,
         Error::Misuse(_) => mosaic_error::MOSAIC_ERR_MISUSE,
+        Error::Io { .. } => mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT,
     };
     set_error(function, code, &e.to_string());
     code

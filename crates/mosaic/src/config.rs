@@ -20,6 +20,9 @@
 //! | `gc_threads` | 0 | `MOSAIC_GC_THREADS` | GC workers, the collecting thread included (0: the machine's available parallelism; 1: the collecting thread alone) |
 //! | `page_resource` | `LockFree` | `MOSAIC_PAGE_RESOURCE` | how free dirty pages are kept: `lockfree` (a lock-free queue fed through per-thread release buffers) or `mutex` (a free list behind one lock, taken per page: seed 004's baseline, for comparison) |
 //! | `trace` | none | `MOSAIC_TRACE` | write a Chrome trace-event JSON timeline of every pause and lazy sweep step to this path when the heap is dropped (opens in Perfetto and chrome://tracing) |
+//! | `compact` | `Never` | `MOSAIC_COMPACT` | when collections compact: `never` (only `Mutator::compact`), `auto` (pools whose free slots in partly used pages reach their live slots) or `always` (see [`CompactPolicy`]) |
+//! | `compact_toward` | `PinnedFirst` | `MOSAIC_COMPACT_TOWARD` | which pages a compaction fills: `pinned` (the pages with the most pinned objects first, seed 001) or `address` (the lowest addresses first, for comparison) |
+//! | `verify_compaction` | false | `MOSAIC_VERIFY_COMPACTION` | every collection moves every movable object to fresh pages, then checks that no reference still holds an old address (panics naming the stale slot) |
 //! | `stall_warning_ms` | 1000 | `MOSAIC_STALL_WARNING_MS` | a collection that has waited this long for mutators to reach a safepoint prints, once, which mutators and threads it waits for (0: never) |
 //!
 //! The heap policy decides *when* to collect (`collect/heap_sizing.rs`);
@@ -138,6 +141,32 @@ pub struct Config {
     pub page_resource: PageResourceKind,
     pub trace: Option<std::path::PathBuf>,
     pub stall_warning_ms: u64,
+    pub compact: CompactPolicy,
+    pub compact_toward: CompactOrder,
+    pub verify_compaction: bool,
+}
+
+/// When collections compact (see the module table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompactPolicy {
+    /// Only when asked (`Mutator::compact`). The default: moving objects
+    /// requires every reference to be reported through `trace` and roots.
+    Never,
+    /// Each collection compacts the pools whose free slots in partly used
+    /// pages are at least their live slots (and two pages' worth).
+    Auto,
+    /// Every collection compacts every pool.
+    Always,
+}
+
+/// Which pages a compaction fills and which it empties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompactOrder {
+    /// Pages with the most pinned objects are filled first, those with the
+    /// fewest emptied (seed 001: more pages end empty).
+    PinnedFirst,
+    /// Lowest addresses filled first, highest emptied.
+    Address,
 }
 
 impl Default for Config {
@@ -167,6 +196,9 @@ impl Default for Config {
             page_resource: PageResourceKind::LockFree,
             trace: None,
             stall_warning_ms: 1000,
+            compact: CompactPolicy::Never,
+            compact_toward: CompactOrder::PinnedFirst,
+            verify_compaction: false,
         }
     }
 }
@@ -287,6 +319,33 @@ impl Config {
             self.trace,
             |s: &str| (!s.is_empty()).then(|| Some(s.into())),
             "a file path"
+        );
+        take!(
+            "MOSAIC_COMPACT",
+            self.compact,
+            |s: &str| match s.to_ascii_lowercase().as_str() {
+                "never" => Some(CompactPolicy::Never),
+                "auto" => Some(CompactPolicy::Auto),
+                "always" => Some(CompactPolicy::Always),
+                _ => None,
+            },
+            "never, auto or always"
+        );
+        take!(
+            "MOSAIC_COMPACT_TOWARD",
+            self.compact_toward,
+            |s: &str| match s.to_ascii_lowercase().as_str() {
+                "pinned" => Some(CompactOrder::PinnedFirst),
+                "address" => Some(CompactOrder::Address),
+                _ => None,
+            },
+            "pinned or address"
+        );
+        take!(
+            "MOSAIC_VERIFY_COMPACTION",
+            self.verify_compaction,
+            parse_bool,
+            "0 or 1"
         );
         take!(
             "MOSAIC_STALL_WARNING_MS",
@@ -422,6 +481,9 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_PAGE_RESOURCE",
     "MOSAIC_TRACE",
     "MOSAIC_STALL_WARNING_MS",
+    "MOSAIC_COMPACT",
+    "MOSAIC_COMPACT_TOWARD",
+    "MOSAIC_VERIFY_COMPACTION",
     // Tests and tools.
     "MOSAIC_MODEL_CASES",
     "MOSAIC_BLESS",

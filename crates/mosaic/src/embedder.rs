@@ -14,6 +14,33 @@ pub trait Tracer {
     /// Visits one slot holding a reference: a null pointer, the start of a
     /// heap object, or an address outside the heap (ignored).
     fn visit(&mut self, slot: &mut *mut u8);
+
+    /// Visits one *ambiguous* word: a value that may or may not be a
+    /// reference (a word of a C stack, a saved register, a JIT frame).
+    /// If it points anywhere inside an allocated object (interior pointers
+    /// included), that object is kept alive and **pinned** for this
+    /// collection: compaction will not move it, since the word cannot be
+    /// updated. Any other value is ignored. Only meaningful from `roots`
+    /// and `mutator_roots`; elsewhere it is ignored.
+    fn visit_ambiguous(&mut self, word: usize) {
+        let _ = word;
+    }
+
+    /// [`Tracer::visit_ambiguous`] on every aligned word of `start..end`.
+    ///
+    /// # Safety
+    /// `start..end` must be readable memory (for instance a stopped
+    /// thread's stack), `start` aligned to a word.
+    unsafe fn visit_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
+        let mut p = start;
+        while p < end {
+            // SAFETY: inside the readable range the caller vouches for;
+            // volatile, because the words belong to another frame.
+            self.visit_ambiguous(unsafe { p.read_volatile() });
+            // SAFETY: stays within (or one past) the range.
+            p = unsafe { p.add(1) };
+        }
+    }
 }
 
 /// The mutator whose roots [`Embedder::mutator_roots`] asks for.
@@ -95,4 +122,28 @@ pub unsafe trait Embedder: Send + Sync + 'static {
     /// still allocated when the heap is dropped. It must be thread-safe (see
     /// above) and must not touch other heap objects (they may be dead too).
     fn on_free(&self, _obj: ObjRef) {}
+
+    /// Called for each object a compaction moved, once its bytes are at
+    /// `to` (the first `min(old_size, new_size)` bytes copied, the rest of
+    /// a bigger slot zeroed) and before the pause ends. `old_size` and
+    /// `new_size` are slot sizes; they differ when [`Embedder::resize`]
+    /// asked for another pool. Runs in the pause, on any GC worker, while
+    /// other references to the object may still hold `from`: it must not
+    /// read other objects' fields. Update address-keyed tables here (an
+    /// identity hash, a symbol table).
+    fn on_move(&self, _from: ObjRef, _to: ObjRef, _old_size: usize, _new_size: usize) {}
+
+    /// The size `obj` would best have now, if it differs from its slot
+    /// (a string or array that grew or shrank in place), or `None`. A
+    /// compaction moves such an object into the pool of that size
+    /// (copying what fits) and reports both sizes to [`Embedder::on_move`].
+    /// Asked only for movable objects during a compaction.
+    fn resize(&self, _obj: ObjRef, _size: usize) -> Option<usize> {
+        None
+    }
+
+    /// A short name of the object's type for heap dumps, or `None`.
+    fn type_name(&self, _obj: ObjRef) -> Option<&str> {
+        None
+    }
 }

@@ -34,6 +34,8 @@ pub enum Error {
     /// The call is not allowed now: allocating inside a collector callback
     /// or a blocking region, leaving a blocking region never entered...
     Misuse(String),
+    /// A file could not be written (a heap dump).
+    Io { what: String, error: std::io::Error },
 }
 
 impl fmt::Display for Error {
@@ -64,6 +66,7 @@ impl fmt::Display for Error {
                 write!(f, "{addr:#x} already has a {what} (unregister it first)")
             }
             Error::Misuse(m) => write!(f, "misuse: {m}"),
+            Error::Io { what, error } => write!(f, "{what}: {error}"),
             Error::ThreadExiting { thread } => write!(
                 f,
                 "thread {thread} is exiting (running its thread-local destructors): it cannot create a mutator"

@@ -50,12 +50,12 @@ mod pool;
 mod sched;
 mod space;
 
-pub use api::{EventListener, Heap, Mutator, PoolStats, Stats};
+pub use api::{DumpSummary, EventListener, Heap, Mutator, PoolStats, Stats};
 pub use collect::{
-    inside_callback, Distribution, FinalizerOrder, GcEvent, GcReason, HeapDecision, Root, WeakKind,
-    WeakRoot,
+    inside_callback, CompactionStats, Distribution, FinalizerOrder, GcEvent, GcReason,
+    HeapDecision, Root, WeakKind, WeakRoot,
 };
-pub use config::{parse_bytes, Config, HeapPolicy, SizeClassPreset};
+pub use config::{parse_bytes, CompactOrder, CompactPolicy, Config, HeapPolicy, SizeClassPreset};
 pub use embedder::{Embedder, MutatorInfo, Tracer};
 pub use error::Error;
 pub use flags::AllocFlags;

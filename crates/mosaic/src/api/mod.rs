@@ -1,11 +1,14 @@
 //! Layer 7 — the Rust API: [`Heap`], [`Mutator`], [`Stats`].
 
+mod dump;
 mod finalizers;
 mod heap;
+mod moving;
 mod mutator;
 mod references;
 mod stats;
 
+pub use dump::DumpSummary;
 pub use heap::{EventListener, Heap};
 pub use mutator::{Mutator, RawFastPath};
 pub use stats::{PoolStats, Stats};

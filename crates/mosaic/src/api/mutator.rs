@@ -108,6 +108,7 @@ impl<E: Embedder> ThreadMutator for Link<E> {
         self.roots.set_owner_attached(false);
         // The thread's frames are gone: its scope slots dangle.
         self.roots.clear_scope();
+        self.roots.set_conservative_stack(None);
         self.orphaned.store(true, Relaxed);
         self.heap.world.detach(self.id, Detached::ThreadExited);
     }
@@ -408,6 +409,7 @@ impl<E: Embedder> Mutator<E> {
         h.core
             .sizer
             .add(self.local.flush(&h.core.table, &h.core.pools));
+        self.link.roots.record_stack();
         h.world.park(self.link.id);
     }
 
@@ -464,6 +466,7 @@ impl<E: Embedder> Mutator<E> {
             .sizer
             .add(self.local.flush(&h.core.table, &h.core.pools));
         self.link.roots.set_owner_attached(false);
+        self.link.roots.record_stack();
         h.world.detach(self.link.id, Detached::Blocking);
     }
 

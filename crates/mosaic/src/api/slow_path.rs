@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
 use crate::alloc::context;
-use crate::collect::{GcReason, PanicSlot};
+use crate::collect::{in_callback, GcReason, HeapCore, PanicSlot};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -214,7 +214,7 @@ impl<E: Embedder> Mutator<E> {
     /// Collects for `reason`, unless `seen` (the collection count when an
     /// allocation found the heap due) shows that another thread collected
     /// since: then that collection was this one.
-    pub(super) fn collect_for(&mut self, reason: GcReason, seen: Option<u64>) {
+    pub(crate) fn collect_for(&mut self, reason: GcReason, seen: Option<u64>) {
         self.collect_then(reason, seen, |_| ());
     }
 
@@ -233,6 +233,7 @@ impl<E: Embedder> Mutator<E> {
         core.sizer.add(self.local.flush(&core.table, &core.pools));
         let stop_start = Instant::now();
         let mut out = None;
+        self.link.roots.record_stack();
         if heap.world.stop(self.link.id) {
             core.span("stop", stop_start, None);
             let _resume = PauseGuard(&heap.world, core.timeline.as_ref());
@@ -248,5 +249,26 @@ impl<E: Embedder> Mutator<E> {
             heap.notify_finalizers();
         }
         out
+    }
+
+    /// Runs `f` with the world stopped and every page swept (alloc bits
+    /// exact), without collecting: for heap dumps. `f` runs as a collector
+    /// callback (it cannot allocate).
+    pub(crate) fn with_world_stopped<R>(&mut self, f: impl FnOnce(&HeapCore<E>) -> R) -> R {
+        loop {
+            self.ensure_attached();
+            let heap = self.heap.clone();
+            let core = &heap.core;
+            core.sizer.add(self.local.flush(&core.table, &core.pools));
+            self.link.roots.record_stack();
+            if heap.world.stop(self.link.id) {
+                let resume = PauseGuard(&heap.world, core.timeline.as_ref());
+                let panic = in_callback(|| core.finish_sweeping());
+                let r = in_callback(|| f(core));
+                drop(resume);
+                panic.resume();
+                return r;
+            }
+        }
     }
 }

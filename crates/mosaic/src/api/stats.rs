@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use crate::collect::{Distribution, GcCounters, HeapCore, HeapDecision};
+use crate::collect::{CompactionStats, Distribution, GcCounters, HeapCore, HeapDecision};
 use crate::config::HeapPolicy;
 use crate::embedder::Embedder;
 use crate::os::rss_bytes;
@@ -34,6 +34,13 @@ pub struct Stats {
     pub release_phases: Distribution,
     /// Empty pages the last release phase gave back.
     pub last_released_pages: u64,
+    /// Compactions so far, the last one, and all of them summed.
+    pub compactions: u64,
+    pub last_compaction: CompactionStats,
+    pub compaction_totals: CompactionStats,
+    /// Objects pinned with `Mutator::pin` (not counting `PINNED`
+    /// allocations).
+    pub pinned_objects: usize,
     /// The heap policy deciding when to collect.
     pub heap_policy: HeapPolicy,
     /// The heap target now: the next collection is due when the bytes
@@ -118,6 +125,7 @@ pub struct PoolStats {
 impl Stats {
     pub(crate) fn collect<E: Embedder>(core: &HeapCore<E>, world: &World) -> Stats {
         let c = &core.counters;
+        let compaction = *c.compaction.lock();
         let pools = core
             .pools
             .iter()
@@ -150,6 +158,10 @@ impl Stats {
             time_to_safepoint: GcCounters::distribution(&c.safepoints),
             release_phases: GcCounters::distribution(&c.releases),
             last_released_pages: c.last_released_pages.load(Relaxed),
+            compactions: c.compactions.load(Relaxed),
+            last_compaction: compaction.0,
+            compaction_totals: compaction.1,
+            pinned_objects: core.pins.len(),
             heap_policy: core.sizer.policy(),
             heap_target: core.sizer.target() as usize,
             allocated_since_gc: core.sizer.allocated(),

@@ -43,6 +43,9 @@ pub struct Marked {
     pub time: Duration,
     /// Finalizers chosen by this collection.
     pub finalizers: usize,
+    /// Objects ambiguous words pointed into: pinned for this collection
+    /// (may hold duplicates).
+    pub pins: Vec<usize>,
 }
 
 /// Visits every strong root: handles, scopes, `mutator_roots`, `roots`,
@@ -86,7 +89,7 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
     let weak = core.weak.pause();
     let mut marker = Marker::new(table);
     if core.workers.count() > 1 {
-        (marker.marked, marker.marked_bytes) = par_mark::strong_closure(core, handles);
+        (marker.marked, marker.marked_bytes, marker.pins) = par_mark::strong_closure(core, handles);
     } else {
         scan_roots(core, handles, &mut marker);
         core.span("roots", start, None);
@@ -96,6 +99,7 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
     }
     let weak_start = Instant::now();
     let mut finalizers = 0;
+    let pins = marker.take_pins();
     let (objects, bytes) = if core.ephemerons.any() || core.finalizers.any() {
         let mut m = marker.watching();
         let mut pass = core.ephemerons.begin(table, &mut m);
@@ -136,6 +140,7 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
         bytes,
         time: start.elapsed(),
         finalizers,
+        pins,
     }
 }
 

@@ -10,17 +10,19 @@ use std::time::{Duration, Instant};
 
 use super::callbacks::{in_callback, PanicSlot};
 use super::closure;
+use super::compact::{self, Compacted};
 use super::counters::GcCounters;
 use super::ephemeron::Ephemerons;
 use super::events::{Events, GcEvent, GcReason};
 use super::finalize::Finalizers;
 use super::heap_sizing::{CollectionSample, HeapSizer};
+use super::pins::Pins;
 use super::release::release_phase;
 use super::roots::RootTable;
 use super::timeline::Timeline;
 use super::verify::verify;
 use super::weak::WeakRefs;
-use crate::config::Config;
+use crate::config::{CompactOrder, Config};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -52,6 +54,11 @@ pub struct HeapCore<E: Embedder> {
     pub workers: Workers,
     /// The pause timeline, when `Config::trace` asks for one.
     pub timeline: Option<Timeline>,
+    /// Counted pins (`Mutator::pin`).
+    pub pins: Pins,
+    /// An explicit compaction asked for the next collection: 0 none,
+    /// 1 pinned first, 2 address order.
+    compact_request: std::sync::atomic::AtomicU8,
     sweep_cursor: AtomicUsize,
     /// Threads inside [`HeapCore::with_sweeper`]. A sweeper holds pages it
     /// took off a pool's unswept list, and empty pages in its release
@@ -99,6 +106,8 @@ impl<E: Embedder> HeapCore<E> {
             events: Events::default(),
             sweep_cursor: AtomicUsize::new(0),
             sweepers: AtomicUsize::new(0),
+            pins: Pins::default(),
+            compact_request: std::sync::atomic::AtomicU8::new(0),
         };
         Ok(core)
     }
@@ -259,10 +268,24 @@ impl<E: Embedder> HeapCore<E> {
             mark_time: marked.time,
         });
 
+        self.pins.finish(&self.table);
+        let request = match self.compact_request.swap(0, Relaxed) {
+            1 => Some(CompactOrder::PinnedFirst),
+            2 => Some(CompactOrder::Address),
+            _ => None,
+        };
+        let compacted = compact::compact(self, handles, &marked.pins, request, &mut panics);
+        if let Some(c) = &compacted {
+            self.counters.record_compaction(&c.stats);
+        }
         for p in self.pools.iter() {
             p.begin_cycle(&self.table);
         }
         let released = release_phase(self, &mut panics);
+        if compacted.is_some() {
+            // What the compaction emptied goes back to the OS now.
+            self.resource.trim(&self.table, 0, usize::MAX);
+        }
         self.counters.record_release(released.time);
         self.counters
             .last_released_pages
@@ -317,6 +340,9 @@ impl<E: Embedder> HeapCore<E> {
         if let Some(e) = verdict {
             panic!("mosaic verify: {e}");
         }
+        if let Some(Compacted { stale: Some(e), .. }) = compacted {
+            panic!("mosaic verify compaction: {e}");
+        }
         panics.resume();
     }
 
@@ -330,6 +356,16 @@ impl<E: Embedder> HeapCore<E> {
             }
         }
         self.large.clear_marks(&self.table);
+    }
+
+    /// Asks the next collection to compact every pool, filling pages in
+    /// `order`.
+    pub fn request_compaction(&self, order: CompactOrder) {
+        let v = match order {
+            CompactOrder::PinnedFirst => 1,
+            CompactOrder::Address => 2,
+        };
+        self.compact_request.store(v, Relaxed);
     }
 
     /// Allocates a large object (counted against the heap's allowance);

@@ -6,6 +6,8 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use parking_lot::Mutex;
 
+use super::compact::CompactionStats;
+
 /// Running totals for one heap.
 pub struct GcCounters {
     pub collections: AtomicU64,
@@ -27,6 +29,9 @@ pub struct GcCounters {
     /// Every release phase (empty pages and dead large objects given back
     /// by the GC workers inside the pause), in nanoseconds.
     pub releases: Mutex<Histogram<u64>>,
+    /// The last compaction, and the sum of all of them (`time` summed).
+    pub compaction: Mutex<(CompactionStats, CompactionStats)>,
+    pub compactions: AtomicU64,
 }
 
 /// A distribution summary.
@@ -57,6 +62,8 @@ impl Default for GcCounters {
             sweep_steps: h(),
             safepoints: h(),
             releases: h(),
+            compaction: Mutex::default(),
+            compactions: AtomicU64::new(0),
         }
     }
 }
@@ -66,6 +73,21 @@ fn nanos(d: Duration) -> u64 {
 }
 
 impl GcCounters {
+    /// Records one compaction.
+    pub fn record_compaction(&self, c: &CompactionStats) {
+        self.compactions.fetch_add(1, Relaxed);
+        let mut g = self.compaction.lock();
+        g.0 = *c;
+        let t = &mut g.1;
+        t.objects_moved += c.objects_moved;
+        t.bytes_moved += c.bytes_moved;
+        t.cross_pool_moves += c.cross_pool_moves;
+        t.pinned_objects = c.pinned_objects;
+        t.pages_emptied += c.pages_emptied;
+        t.pools += c.pools;
+        t.time += c.time;
+    }
+
     pub fn add_sweep(&self, d: Duration) {
         self.sweep_ns.fetch_add(nanos(d), Relaxed);
     }

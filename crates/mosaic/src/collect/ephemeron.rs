@@ -86,6 +86,25 @@ impl Ephemerons {
         self.count.load(Relaxed)
     }
 
+    /// Compaction: the set follows moved ephemerons, and a key or value
+    /// holding a moved object's old address (`fwd` maps it) gets the new one.
+    pub fn update_moved(&self, fwd: &impl Fn(usize) -> Option<usize>) {
+        if !self.any() {
+            return;
+        }
+        let mut set = self.set.lock();
+        let old = std::mem::take(&mut *set);
+        for e in old {
+            let e = fwd(e).unwrap_or(e);
+            for w in [key_word(e), value_word(e)] {
+                if let Some(n) = fwd(w.load(Relaxed)) {
+                    w.store(n, Relaxed);
+                }
+            }
+            set.insert(e);
+        }
+    }
+
     /// Pause, after the strong closure: starts the fixed point by visiting
     /// every marked ephemeron. The caller then drains with
     /// [`EphemeronPass::drain`].

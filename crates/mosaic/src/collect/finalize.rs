@@ -111,6 +111,21 @@ impl Finalizers {
         self.queued.swap(false, Relaxed)
     }
 
+    /// Compaction: registrations follow their moved objects (`fwd` maps
+    /// old addresses to new ones). The ready queue is a root, updated with
+    /// the others ([`Finalizers::scan_ready`]).
+    pub fn update_moved(&self, fwd: &impl Fn(usize) -> Option<usize>) {
+        if !self.any() {
+            return;
+        }
+        let mut r = self.registered.lock();
+        let moved: Vec<(usize, usize)> = r.keys().filter_map(|&o| fwd(o).map(|n| (o, n))).collect();
+        for (o, n) in moved {
+            let v = r.remove(&o).expect("key just listed");
+            r.insert(n, v);
+        }
+    }
+
     /// Pause: visits the objects of the ready queue (they are roots).
     pub fn scan_ready<T: Tracer>(&self, tracer: &mut T) {
         for (obj, _) in self.ready.lock().iter_mut() {

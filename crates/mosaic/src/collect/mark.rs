@@ -33,6 +33,9 @@ pub struct Marker<'h, const WATCH: bool = false> {
     pub marked_bytes: usize,
     /// Watching marker: objects marked since the list was last taken.
     pub newly: Vec<usize>,
+    /// Objects an ambiguous word pointed into (pinned for this
+    /// collection); may hold duplicates.
+    pub pins: Vec<usize>,
 }
 
 impl<'h> Marker<'h> {
@@ -46,6 +49,7 @@ impl<'h> Marker<'h> {
             marked: 0,
             marked_bytes: 0,
             newly: Vec::new(),
+            pins: Vec::new(),
         }
     }
 
@@ -68,6 +72,7 @@ impl<'h> Marker<'h> {
             marked: self.marked,
             marked_bytes: self.marked_bytes,
             newly: self.newly,
+            pins: self.pins,
         }
     }
 }
@@ -79,13 +84,19 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         self.mark(addr);
     }
 
+    /// Takes the objects pinned by ambiguous words so far.
+    pub fn take_pins(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.pins)
+    }
+
     /// Marks the object `addr` points into, if it is allocated and unmarked,
-    /// and queues it for tracing unless it has no pointers.
+    /// and queues it for tracing unless it has no pointers. Returns the
+    /// object's start if `addr` points into an allocated object.
     #[inline(always)]
-    fn mark(&mut self, addr: usize) {
+    fn mark(&mut self, addr: usize) -> Option<usize> {
         let off = addr.wrapping_sub(self.base);
         if off >= self.capacity {
-            return;
+            return None;
         }
         let page = off >> PAGE_SHIFT;
         let d = self.table.desc(page);
@@ -93,7 +104,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             PageKind::Small => {
                 let slot = d.slot_of_offset(off & PAGE_MASK);
                 if slot >= d.slot_count() {
-                    return;
+                    return None;
                 }
                 let size = d.slot_size();
                 (
@@ -120,10 +131,10 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                     hd.span() << PAGE_SHIFT,
                 )
             }
-            PageKind::Free => return,
+            PageKind::Free => return None,
         };
         if !d.alloc.get(slot) {
-            return;
+            return None;
         }
         let first = if self.atomic {
             d.mark.test_and_set_atomic(slot)
@@ -131,7 +142,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             d.mark.test_and_set(slot)
         };
         if !first {
-            return;
+            return Some(start);
         }
         self.marked += 1;
         self.marked_bytes += size;
@@ -141,6 +152,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         if !d.no_pointers.get(slot) {
             self.stack.push(start);
         }
+        Some(start)
     }
 
     /// Traces until the mark stack is empty.
@@ -213,5 +225,11 @@ impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
     #[inline(always)]
     fn visit(&mut self, slot: &mut *mut u8) {
         self.mark(*slot as usize);
+    }
+
+    fn visit_ambiguous(&mut self, word: usize) {
+        if let Some(start) = self.mark(word) {
+            self.pins.push(start);
+        }
     }
 }

@@ -14,6 +14,8 @@
 //! | `ephemeron.rs` | ephemeron objects and their linear fixed point |
 //! | `finalize.rs` | finalizer registrations, ordered and unordered choice, the ready queue |
 //! | `events.rs` | GC events and the listener |
+//! | `compact/` | compaction (seed 001): which pools (`policy.rs`), the plan with pinned-first page order and cross-pool moves (`plan.rs`), moving on the GC workers (`evacuate.rs`), updating and checking references (`update.rs`); the steps are in `compact/mod.rs` |
+//! | `pins.rs` | counted pins (`Mutator::pin`) and the pin bits a compaction sets for them and for ambiguous roots |
 //! | `heap_sizing.rs` | when to collect: the heap target, allowance and the fixed / proportional / adaptive policies |
 //!
 //! A pause: finish sweeping the previous cycle (so every alloc bit is exact)
@@ -23,6 +25,7 @@
 
 mod callbacks;
 mod closure;
+mod compact;
 mod core;
 mod counters;
 mod ephemeron;
@@ -32,6 +35,7 @@ mod handles;
 mod heap_sizing;
 mod mark;
 mod par_mark;
+mod pins;
 mod release;
 mod roots;
 mod timeline;
@@ -40,6 +44,7 @@ mod weak;
 
 pub use self::core::HeapCore;
 pub use callbacks::{in_callback, inside_callback, PanicSlot};
+pub use compact::CompactionStats;
 pub use counters::{Distribution, GcCounters};
 pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};

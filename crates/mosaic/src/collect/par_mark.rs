@@ -49,16 +49,17 @@ struct Share {
     /// The next root task to take.
     next_task: AtomicUsize,
     /// Objects and bytes marked, summed over the workers.
-    marked: Mutex<(usize, usize)>,
+    marked: Mutex<(usize, usize, Vec<usize>)>,
 }
 
 /// Marks everything reachable from the strong roots on every GC worker.
-/// Returns the objects and bytes marked. A panic from embedder code
-/// propagates once every worker has stopped.
+/// Returns the objects and bytes marked and the objects ambiguous words
+/// pinned. A panic from embedder code propagates once every worker has
+/// stopped.
 pub fn strong_closure<E: Embedder>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
-) -> (usize, usize) {
+) -> (usize, usize, Vec<usize>) {
     let n = core.workers.count();
     let deques: Vec<Worker<usize>> = (0..n).map(|_| Worker::new_lifo()).collect();
     let share = Share {
@@ -67,7 +68,7 @@ pub fn strong_closure<E: Embedder>(
         deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
         term: Termination::new(n),
         next_task: AtomicUsize::new(0),
-        marked: Mutex::new((0, 0)),
+        marked: Mutex::new((0, 0, Vec::new())),
     };
     core.workers.run(&|i| {
         let deque = share.deques[i].lock().take().expect("one deque per worker");
@@ -87,6 +88,7 @@ pub fn strong_closure<E: Embedder>(
         let mut t = share.marked.lock();
         t.0 += m.marked;
         t.1 += m.marked_bytes;
+        t.2.append(&mut m.pins);
     });
     share.marked.into_inner()
 }

@@ -32,6 +32,7 @@ use parking_lot::{Mutex, MutexGuard};
 use super::handles::Words;
 use crate::embedder::{MutatorInfo, Tracer};
 use crate::object::ObjRef;
+use crate::os::stack::{here, spill_registers, SAVED_REGISTERS};
 
 /// The roots of one mutator: its handles, its scope of root slots, and the
 /// data the embedder's `mutator_roots` callback receives for it.
@@ -51,6 +52,14 @@ pub struct RootTable {
     /// only by the owner while attached; read by the collector in a pause,
     /// when the owner is parked (or detached, and then not using it).
     scope: UnsafeCell<Vec<usize>>,
+    /// Conservative scanning of the owner thread's stack: the stack's top
+    /// address, 0 when off.
+    stack_top: AtomicUsize,
+    /// Where the owner's stack ended when it last stopped (parked, began a
+    /// collection, entered a blocking region); 0 before that.
+    stack_low: AtomicUsize,
+    /// The owner's callee-saved registers when it last stopped.
+    registers: [AtomicUsize; SAVED_REGISTERS],
 }
 
 // SAFETY: `scope` is the only non-Sync field. It is written only by the
@@ -127,6 +136,51 @@ impl RootTable {
         unsafe { (*self.scope.get()).len() }
     }
 
+    /// Turns conservative scanning of the owner's stack on (`Some(top)`,
+    /// the stack's highest address) or off. Called by the owner thread.
+    pub fn set_conservative_stack(&self, top: Option<usize>) {
+        self.stack_low.store(0, Relaxed);
+        self.stack_top.store(top.unwrap_or(0), Relaxed);
+    }
+
+    /// Whether the owner's stack is scanned conservatively.
+    pub fn conservative_stack(&self) -> bool {
+        self.stack_top.load(Relaxed) != 0
+    }
+
+    /// The owner thread is about to stop (park, collect, block): records
+    /// its callee-saved registers and where its stack ends, so that every
+    /// frame of its callers is scanned while it is stopped. Not inlined:
+    /// the frames above this one are exactly the caller's.
+    #[inline(never)]
+    pub fn record_stack(&self) {
+        if self.stack_top.load(Relaxed) == 0 {
+            return;
+        }
+        let regs = spill_registers();
+        for (slot, r) in self.registers.iter().zip(regs) {
+            slot.store(r, Relaxed);
+        }
+        self.stack_low.store(here(), Relaxed);
+    }
+
+    /// Visits the owner's recorded stack and registers as ambiguous words.
+    fn scan_stack<T: Tracer>(&self, tracer: &mut T) {
+        let (top, low) = (self.stack_top.load(Relaxed), self.stack_low.load(Relaxed));
+        if top == 0 || low == 0 || low >= top {
+            return;
+        }
+        for r in &self.registers {
+            tracer.visit_ambiguous(r.load(Relaxed));
+        }
+        let low = low & !(std::mem::size_of::<usize>() - 1);
+        // SAFETY: the owner thread is stopped (parked, collecting in a
+        // frame below `low`, or blocking above it) and its stack from `low`
+        // to its top is mapped for as long as the thread lives; an exited
+        // thread turned scanning off first (`set_conservative_stack`).
+        unsafe { tracer.visit_ambiguous_range(low as *const usize, top as *const usize) };
+    }
+
     /// Forgets every scope slot (the owner thread exited: its frames are gone).
     pub fn clear_scope(&self) {
         self.scope_mut().clear();
@@ -138,14 +192,29 @@ impl RootTable {
     pub fn scan_all<T: Tracer>(
         tables: &[Arc<RootTable>],
         tracer: &mut T,
+        mutator_roots: impl FnMut(&MutatorInfo, &mut T),
+    ) {
+        let guards = RootTable::lock_all(tables);
+        Self::scan_locked(tables, &guards, tracer, mutator_roots);
+    }
+
+    /// Takes every table's lock: until the guards drop, no detached thread
+    /// reads or writes a handle (a compaction holds them from moving the
+    /// first object until every root is updated).
+    pub fn lock_all(tables: &[Arc<RootTable>]) -> Vec<MutexGuard<'_, Words>> {
+        tables.iter().map(|t| t.inner.lock()).collect()
+    }
+
+    /// [`RootTable::scan_all`] with the locks already held (`guards`, from
+    /// [`RootTable::lock_all`] on the same tables).
+    pub fn scan_locked<T: Tracer>(
+        tables: &[Arc<RootTable>],
+        guards: &[MutexGuard<'_, Words>],
+        tracer: &mut T,
         mut mutator_roots: impl FnMut(&MutatorInfo, &mut T),
     ) {
-        {
-            let guards: Vec<MutexGuard<'_, Words>> =
-                tables.iter().map(|t| t.inner.lock()).collect();
-            for words in &guards {
-                visit_words(words, tracer);
-            }
+        for words in guards {
+            visit_words(words, tracer);
         }
         for t in tables {
             if !t.owner_alive.load(Relaxed) {
@@ -159,6 +228,7 @@ impl RootTable {
                 // contract of `Mutator::scope_push`).
                 tracer.visit(unsafe { &mut *(slot as *mut *mut u8) });
             }
+            t.scan_stack(tracer);
             let info = MutatorInfo {
                 id: t.id.load(Relaxed) as u64,
                 data: t.data(),
@@ -204,6 +274,18 @@ impl Root {
     /// The object held, if any.
     #[inline]
     pub fn get(&self) -> Option<ObjRef> {
+        if self.table.owner_attached.load(Relaxed) {
+            ObjRef::from_ptr(self.word().load(Relaxed) as *mut u8)
+        } else {
+            self.get_detached()
+        }
+    }
+
+    /// A read from a thread whose mutator is detached waits for a pause
+    /// in progress: a compaction may be moving the object it holds.
+    #[cold]
+    fn get_detached(&self) -> Option<ObjRef> {
+        let _scan = self.table.inner.lock();
         ObjRef::from_ptr(self.word().load(Relaxed) as *mut u8)
     }
 

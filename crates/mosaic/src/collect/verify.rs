@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
-use crate::space::{Located, PageTable};
+use crate::space::{Located, MarkState, PageTable};
 
 /// Checks the heap; returns the number of reachable objects, or a diagnostic.
 pub fn verify<E: Embedder>(
@@ -146,6 +146,22 @@ impl Tracer for Verifier<'_> {
         };
         if self.visited.insert(v) && !no_pointers {
             self.queue.push(v);
+        }
+    }
+
+    fn visit_ambiguous(&mut self, word: usize) {
+        if self.error.is_some() {
+            return;
+        }
+        match self.table.mark_state(word) {
+            MarkState::Unmarked(start) => {
+                self.error = Some(format!(
+                    "an ambiguous root word holds {word:#x}, inside {}, which the marker did not mark",
+                    self.describe(start)
+                ));
+            }
+            MarkState::Marked(start) => self.visit(&mut (start as *mut u8)),
+            _ => {}
         }
     }
 }

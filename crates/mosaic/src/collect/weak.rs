@@ -279,6 +279,37 @@ impl WeakPause<'_> {
         }
     }
 
+    /// Compaction: every weak handle and slot holding the old address of a
+    /// moved object (`fwd` maps it) now holds the new one, and the
+    /// registration of a slot inside a moved object follows the object.
+    pub fn update_moved(&self, fwd: &impl Fn(usize) -> Option<usize>) {
+        if !self.refs.any() {
+            return;
+        }
+        for words in &self.handles {
+            for w in words.nonzero() {
+                if let Some(n) = fwd(w.load(Relaxed)) {
+                    w.store(n, Relaxed);
+                }
+            }
+        }
+        let mut slots = self.refs.slots.lock();
+        let old = std::mem::take(&mut *slots);
+        for (slot, kind) in old {
+            let slot = fwd(slot).unwrap_or(slot);
+            let p = slot as *mut usize;
+            // SAFETY: a registered slot lies inside a live object (see
+            // `unmarked`), now at its new address, whose bytes were copied
+            // there; the world is stopped.
+            unsafe {
+                if let Some(n) = fwd(p.read()) {
+                    p.write(n);
+                }
+            }
+            slots.insert(slot, kind);
+        }
+    }
+
     /// Pause, after all marking: drops the registrations of slots whose
     /// holder object dies now, and recounts what is registered.
     pub fn finish(self, table: &PageTable) {

@@ -12,6 +12,7 @@
 //! into one VMA per page and hit the kernel's map-count limit on big heaps.)
 
 mod rss;
+pub mod stack;
 mod vm;
 
 pub use rss::rss_bytes;

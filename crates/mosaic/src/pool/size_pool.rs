@@ -286,6 +286,19 @@ impl SizePool {
         }
     }
 
+    /// Compaction took `page` (a fresh page, initialised for this pool) to
+    /// move objects into.
+    pub fn adopt_page(&self, page: usize) {
+        self.state.lock().pages.push(page as u32);
+    }
+
+    /// Compaction moved `slots` objects into this pool: they count as
+    /// allocated here (their old slots are freed by sweeping).
+    pub fn note_moved_in(&self, slots: u64) {
+        let mut st = self.state.lock();
+        st.c.allocated_total = st.c.allocated_total.wrapping_add(slots);
+    }
+
     /// A mutator gives back its current page (it may still have free slots).
     pub fn return_page(&self, page: usize, has_free: bool) {
         if has_free {

@@ -207,6 +207,50 @@ impl PageTable {
         // mapped read/write; callers only zero memory no live object uses.
         unsafe { std::ptr::write_bytes(addr as *mut u8, 0, len) }
     }
+
+    fn check_range(&self, addr: usize, len: usize, what: &str) {
+        assert!(
+            addr >= self.base()
+                && addr
+                    .checked_add(len)
+                    .is_some_and(|end| end <= self.base() + self.capacity()),
+            "{what} of {len} bytes at {addr:#x}: outside the heap"
+        );
+    }
+
+    /// Compaction: copies `copy` bytes of the slot at `from` to the free
+    /// slot at `to` and zeroes the rest of the `to_len`-byte slot, then
+    /// leaves `to` as the forwarding address in the first word of `from`.
+    pub fn move_object(&self, from: usize, to: usize, copy: usize, to_len: usize) {
+        self.check_range(from, copy.max(8), "moving");
+        self.check_range(to, to_len, "moving");
+        debug_assert!(copy <= to_len && from % 8 == 0);
+        // SAFETY: both slots are inside the heap (checked) and distinct
+        // (a compaction never moves an object into a slot it reads from);
+        // the world is stopped and this worker alone moves this object.
+        unsafe {
+            std::ptr::copy_nonoverlapping(from as *const u8, to as *mut u8, copy);
+            std::ptr::write_bytes((to + copy) as *mut u8, 0, to_len - copy);
+            (from as *mut usize).write(to);
+        }
+    }
+
+    /// The word at `addr` (verification reads live objects' words).
+    pub fn read_word(&self, addr: usize) -> usize {
+        self.check_range(addr, 8, "reading a word");
+        // SAFETY: inside the heap (checked), which is mapped read/write;
+        // the world is stopped.
+        unsafe { (addr as *const usize).read() }
+    }
+
+    /// The forwarding address [`PageTable::move_object`] left at `from`.
+    #[inline]
+    pub fn forwarding(&self, from: usize) -> usize {
+        self.check_range(from, 8, "reading a forwarding address");
+        // SAFETY: inside the heap (checked); the slot of a moved object,
+        // whose first word holds the new address until it is swept.
+        unsafe { (from as *const usize).read() }
+    }
 }
 
 #[cfg(test)]

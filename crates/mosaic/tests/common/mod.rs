@@ -40,6 +40,12 @@ pub struct TestVm {
     pub free_hook: Mutex<Option<FreeHook>>,
     /// Called by `roots`, inside the pause (tests that read the heap there).
     pub roots_hook: Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
+    /// Words reported to `roots` as an ambiguous range (a fake C stack).
+    pub ambiguous: Mutex<Vec<usize>>,
+    /// Every `on_move`: (from, to, old size, new size).
+    pub moves: Mutex<Vec<(usize, usize, usize, usize)>>,
+    /// `resize` answers: object id → the size it wants.
+    pub resize_to: Mutex<std::collections::HashMap<u64, usize>>,
 }
 
 pub type TestHeap = Heap<TestVm>;
@@ -78,6 +84,32 @@ unsafe impl Embedder for TestVm {
             t.visit(&mut p);
             *g = p as usize;
         }
+        let words = self.ambiguous.lock();
+        let range = words.as_ptr_range();
+        // SAFETY: the vector's own words, readable while locked.
+        unsafe { t.visit_ambiguous_range(range.start, range.end) };
+    }
+
+    fn on_move(&self, from: ObjRef, to: ObjRef, old: usize, new: usize) {
+        self.moves.lock().push((from.addr(), to.addr(), old, new));
+    }
+
+    fn resize(&self, obj: ObjRef, _size: usize) -> Option<usize> {
+        let map = self.resize_to.lock();
+        if map.is_empty() {
+            return None;
+        }
+        map.get(&header(obj).2).copied()
+    }
+
+    fn type_name(&self, obj: ObjRef) -> Option<&str> {
+        Some(match header(obj).0 {
+            PAIR => "pair",
+            VECTOR => "vector",
+            BYTES => "bytes",
+            WEAKBOX => "weakbox",
+            _ => return None,
+        })
     }
 
     fn on_free(&self, obj: ObjRef) {
