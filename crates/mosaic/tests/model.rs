@@ -23,6 +23,8 @@
 mod common;
 #[path = "common/model_graph.rs"]
 mod model_graph;
+#[path = "model/moving.rs"]
+mod moving;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -30,8 +32,8 @@ use std::sync::Arc;
 use common::*;
 use model_graph::{Fin, Graph, Kind, Node, Outcome, Then};
 use mosaic::{
-    AllocFlags, Config, Error, FinalizerOrder, GcEvent, HeapPolicy, ObjRef, Root, SizeClassPreset,
-    WeakKind, WeakRoot,
+    AllocFlags, CompactPolicy, Config, Error, FinalizerOrder, GcEvent, HeapPolicy, ObjRef, Root,
+    SizeClassPreset, WeakKind, WeakRoot,
 };
 use parking_lot::Mutex;
 use proptest::prelude::*;
@@ -106,6 +108,8 @@ enum Op {
     PanickingCollect {
         target: usize,
     },
+    /// Pins, ambiguous roots, compactions, resize hints (`model/moving.rs`).
+    Moving(moving::MovingOp),
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -157,6 +161,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::RunFinalizers),
         1 => Just(Op::Collect),
         1 => any::<usize>().prop_map(|target| Op::PanickingCollect { target }),
+        4 => moving::op().prop_map(Op::Moving),
     ]
 }
 
@@ -176,7 +181,7 @@ fn kind_of(long: bool) -> WeakKind {
 /// marked, then finalizers queued, from the event listener) and finalizers
 /// starting (id, address).
 enum Event {
-    Collected(u64, Option<usize>),
+    Collected(u64, Option<usize>, Vec<Move>),
     Ran(u64, usize),
 }
 
@@ -220,6 +225,8 @@ struct Harness {
     dead_cleanup: BTreeSet<u64>,
     next_id: u64,
     log: Log,
+    /// Counted pins of each object (`Mutator::pin`).
+    pins: HashMap<u64, u32>,
     /// Panicking collections may panic on objects first traced by
     /// finalization, after short weak references were cleared.
     late_panics: bool,
@@ -230,14 +237,19 @@ impl Harness {
         let heap = heap(config);
         let log = Log::default();
         let l = log.clone();
+        let moved = heap.embedder().moves.clone();
         heap.set_event_listener(Some(Box::new(move |e| match *e {
             GcEvent::MarkEnd { marked_objects, .. } => {
-                l.lock().push(Event::Collected(marked_objects, None))
+                l.lock()
+                    .push(Event::Collected(marked_objects, None, vec![]))
             }
             GcEvent::CollectionEnd {
                 finalizers_queued, ..
             } => match l.lock().last_mut() {
-                Some(Event::Collected(_, q)) => *q = Some(finalizers_queued),
+                Some(Event::Collected(_, q, m)) => {
+                    *q = Some(finalizers_queued);
+                    *m = std::mem::take(&mut *moved.lock());
+                }
                 _ => panic!("CollectionEnd without MarkEnd"),
             },
             _ => {}
@@ -254,6 +266,7 @@ impl Harness {
             next_id: 1,
             log,
             late_panics,
+            pins: HashMap::new(),
         }
     }
 
@@ -278,7 +291,7 @@ impl Harness {
         let mut collected = false;
         for e in log {
             match e {
-                Event::Collected(marked, queued) => {
+                Event::Collected(marked, queued, moves) => {
                     let mut roots = extra.to_vec();
                     roots.extend(running.map(|r| r.0));
                     let out = self.g.simulate(&roots);
@@ -289,6 +302,7 @@ impl Harness {
                     );
                     assert_eq!(queued, Some(out.chosen.len()), "finalizers queued");
                     self.apply(&out);
+                    self.apply_moves(&moves);
                     collected = true;
                 }
                 Event::Ran(id, a) => {
@@ -556,6 +570,7 @@ impl Harness {
                 assert_eq!(self.m.unregister_weak_slot(field_slot(o, f)), was);
                 set_field(o, f, None);
             }
+            Op::Moving(ref op) => self.apply_moving(op),
             Op::RunFinalizers => self.run_finalizers(),
             Op::Collect => self.collect_and_check(),
             Op::PanickingCollect { target } => {
@@ -608,6 +623,11 @@ impl Harness {
 
     fn collect_and_check(&mut self) {
         self.m.collect();
+        self.after_collect();
+    }
+
+    /// Checks an explicit collection (or compaction) just made.
+    fn after_collect(&mut self) {
         assert!(self.sync(&[]), "an explicit collection");
         self.check_state();
         self.m.finish_sweep();
@@ -655,44 +675,6 @@ impl Harness {
         }
         self.check_contents();
     }
-
-    fn check_contents(&self) {
-        for (&id, mo) in &self.g.objs {
-            let o = self.addr[&id];
-            assert!(
-                self.heap.is_object(o.as_ptr()),
-                "object {id} is no longer allocated"
-            );
-            if mo.is_ephemeron() {
-                let key = self.heap.ephemeron_key(o).expect("an ephemeron");
-                let value = self.heap.ephemeron_value(o).expect("an ephemeron");
-                assert_eq!(key, self.addr_of(mo.fields[0]), "key of ephemeron {id}");
-                let v = self.addr_of(mo.fields[1]);
-                assert_eq!(value, v, "value of ephemeron {id} ({:?})", mo.fields);
-                continue;
-            }
-            let (tag, len, hid) = header(o);
-            assert_eq!(hid, id, "header id of object {id}");
-            match mo.kind {
-                Kind::Pair => assert_eq!((tag, len), (PAIR, 2)),
-                Kind::Vector(n) => assert_eq!((tag, len as usize), (VECTOR, n)),
-                Kind::WeakBox(n) => assert_eq!((tag, len as usize), (WEAKBOX, n)),
-                Kind::Bytes { len: n, .. } => {
-                    assert_eq!((tag, len as usize), (BYTES, n));
-                    assert!(bytes_match(o, mo.seed), "bytes of object {id} changed");
-                }
-                Kind::Ephemeron => unreachable!(),
-            }
-            for (i, f) in mo.fields.iter().enumerate() {
-                assert_eq!(
-                    field(o, i),
-                    self.addr_of(*f),
-                    "field {i} of object {id} ({:?})",
-                    mo.slots.get(i)
-                );
-            }
-        }
-    }
 }
 
 fn run(config: Config, ops: &[Op]) {
@@ -717,6 +699,8 @@ fn run_with(config: Config, ops: &[Op], late_panics: bool) {
     // finalizer ran; only ordered ones in cycles (and what they reach) stay.
     h.roots.clear();
     h.g.roots.clear();
+    h.heap.embedder().ambiguous.lock().clear();
+    h.g.ambiguous.clear();
     for round in 0.. {
         h.heap.embedder().globals.lock().clear();
         h.g.globals.clear();
@@ -790,6 +774,18 @@ proptest! {
         ] {
             run(Config { heap_policy, max_heap, heap_min: 64 << 10, verify: true, ..small_config() }, &ops);
         }
+    }
+
+    /// Compaction at every collection (both page orders come from the
+    /// ops' explicit compactions), automatic compaction, and
+    /// `verify_compaction`, which moves every movable object each time.
+    #[test]
+    fn compaction(ops in prop::collection::vec(op(), 1..600)) {
+        for gc_threads in [1, 2] {
+            run(Config { compact: CompactPolicy::Always, verify: true, gc_threads, ..small_config() }, &ops);
+        }
+        run(Config { compact: CompactPolicy::Auto, ..small_config() }, &ops);
+        run(Config { verify_compaction: true, gc_threads: 2, ..small_config() }, &ops);
     }
 
     /// Collections also panic on objects that only finalization keeps.

@@ -22,6 +22,9 @@ pub const BYTES: u32 = 3;
 pub const WEAKBOX: u32 = 4;
 pub const HEADER: usize = 16;
 
+/// One `on_move`: (from, to, old size, new size).
+pub type Move = (usize, usize, usize, usize);
+
 /// A test's extra work inside `on_free`.
 pub type FreeHook = Box<dyn Fn(ObjRef) + Send + Sync>;
 
@@ -43,7 +46,7 @@ pub struct TestVm {
     /// Words reported to `roots` as an ambiguous range (a fake C stack).
     pub ambiguous: Mutex<Vec<usize>>,
     /// Every `on_move`: (from, to, old size, new size).
-    pub moves: Mutex<Vec<(usize, usize, usize, usize)>>,
+    pub moves: std::sync::Arc<Mutex<Vec<Move>>>,
     /// `resize` answers: object id → the size it wants.
     pub resize_to: Mutex<std::collections::HashMap<u64, usize>>,
 }

@@ -128,6 +128,8 @@ pub struct Graph {
     pub queue: Vec<(u64, Fin)>,
     /// Weak handles: kind and target (the harness keeps the `WeakRoot`s).
     pub handles: Vec<(WeakKind, Option<u64>)>,
+    /// Objects an ambiguous word points into (roots, and pinned).
+    pub ambiguous: Vec<u64>,
 }
 
 /// What one collection finds.
@@ -181,7 +183,12 @@ impl Graph {
     /// (the scope of an allocation in progress).
     pub fn simulate(&self, extra: &[u64]) -> Outcome {
         let mut marked = BTreeSet::new();
-        let roots = self.roots.iter().chain(&self.globals).copied();
+        let roots = self
+            .roots
+            .iter()
+            .chain(&self.globals)
+            .chain(&self.ambiguous)
+            .copied();
         let queued = self.queue.iter().map(|q| q.0);
         let none = BTreeSet::new();
         self.closure(

@@ -103,13 +103,7 @@ pub fn compact<E: Embedder>(
         Mode::TwoFinger(request.unwrap_or(core.config.compact_toward))
     };
     let plan = plan::plan(core, &which, mode, panics);
-    let mut moved_in = vec![0u64; core.pools.len()];
-    for m in &plan.moves {
-        if let Some(p) = core.table.page_index(m.to) {
-            moved_in[core.table.desc(p).pool()] += 1;
-        }
-    }
-    for (pool, n) in core.pools.iter().zip(moved_in) {
+    for (pool, &n) in core.pools.iter().zip(&plan.moved_in) {
         if n > 0 {
             pool.note_moved_in(n);
         }

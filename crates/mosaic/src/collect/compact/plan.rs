@@ -63,6 +63,9 @@ pub struct Plan {
     pub pinned: usize,
     /// Source pages left with no live object.
     pub emptied: usize,
+    /// Per pool: moves into slots that held no object (a move into a dead
+    /// object's slot frees that object as it allocates: no change).
+    pub moved_in: Vec<u64>,
 }
 
 /// The destination cursor of one pool.
@@ -174,6 +177,9 @@ impl<E: Embedder> Planner<'_, E> {
         let table = &self.core.table;
         let (d, d2) = (table.desc(p), table.desc(p2));
         let (old_size, new_size) = (d.slot_size(), d2.slot_size());
+        if !d2.alloc.get(s2) {
+            self.plan.moved_in[d2.pool()] += 1;
+        }
         d2.alloc.set(s2);
         d2.mark.set(s2);
         d2.pin.clear(s2);
@@ -237,7 +243,10 @@ pub fn plan<E: Embedder>(
     let mut pl = Planner {
         core,
         dests,
-        plan: Plan::default(),
+        plan: Plan {
+            moved_in: vec![0; core.pools.len()],
+            ..Plan::default()
+        },
         last_source: usize::MAX,
     };
     // Objects that want another pool, found before anything is placed (a
