@@ -129,8 +129,9 @@ pub unsafe trait Embedder: Send + Sync + 'static {
     /// `new_size` are slot sizes; they differ when [`Embedder::resize`]
     /// asked for another pool. Runs in the pause, on any GC worker, while
     /// other references to the object may still hold `from`: it must not
-    /// read other objects' fields. Update address-keyed tables here (an
-    /// identity hash, a symbol table).
+    /// read other objects' fields, nor `Root` handles of detached
+    /// mutators (the compaction holds their locks). Update address-keyed
+    /// tables here (an identity hash, a symbol table).
     fn on_move(&self, _from: ObjRef, _to: ObjRef, _old_size: usize, _new_size: usize) {}
 
     /// The size `obj` would best have now, if it differs from its slot
