@@ -12,9 +12,11 @@
  * other than MOSAIC_OK, and set the calling thread's last error:
  * mosaic_last_error() and mosaic_last_error_message() tell why. Every
  * successful call resets it to MOSAIC_OK and "". Exceptions: mosaic_visit
- * (once per edge, reports nothing) and the *_free functions given NULL
+ * and mosaic_visit_ambiguous(_range) (once per edge or word, report
+ * nothing) and the *_free functions given NULL
  * (ignored, like free()). Enumerations the library hands out are C enums;
- * those you pass in (mosaic_finalizer_order, mosaic_weak_kind) are integer
+ * those you pass in (mosaic_finalizer_order, mosaic_weak_kind,
+ * mosaic_compact_order, and the integer fields of mosaic_config) are integer
  * typedefs with #defined values, so a bad value is an error
  * (MOSAIC_ERR_INVALID_ARGUMENT), not undefined behaviour.
  *
@@ -35,8 +37,10 @@
  * A thread that exits without freeing its mutator has it detached; free
  * it later from any thread.
  *
- * CALLBACKS. trace, roots and mutator_roots run only on the collecting
- * thread, with the world stopped. on_free may run on several threads at
+ * CALLBACKS. trace, roots and mutator_roots run with the world stopped,
+ * on the collecting thread and its GC worker threads (gc_threads);
+ * on_move and resize run in a compaction's pause likewise, type_name in
+ * mosaic_dump_heap with the world stopped. on_free may run on several threads at
  * once (lazy sweeping happens in allocating threads while others run).
  * The event callback gets COLLECTION_START, MARK_END, HEAP_RESIZE and
  * COLLECTION_END on the collecting thread with the world stopped. The
@@ -65,15 +69,27 @@
  * page); Ruby's 40-byte class, or custom sizes that are odd multiples of
  * 8, give 8. mosaic_alloc_aligned gives any power of two up to 65536.
  *
- * MOVING. Today objects never move. Once compaction lands, every object
- * not allocated with MOSAIC_PINNED may move during a collection, and the
- * collector will update every reference it knows: the fields trace
- * reports, the slots roots and mutator_roots report, root handles, scope
- * slots, weak handles, weak slots and ephemerons. A reference kept
- * anywhere else (an untraced field, a C local outside a scope, a hash
- * table keyed by address) goes stale at the next safepoint. MOSAIC_PINNED
- * objects never move: use it for memory handed to the OS or to code that
- * keeps raw pointers; today it has no other effect.
+ * MOVING. A compaction moves objects out of sparse pages:
+ * mosaic_compact (or mosaic_compact_toward) asks for one, and the
+ * compact field of mosaic_config (MOSAIC_COMPACT) makes collections
+ * compact on their own (never, by default: auto or always). Every object
+ * not pinned may then move, and the collector updates every reference it
+ * knows: the fields trace reports, the slots roots and mutator_roots
+ * report, root handles, scope slots, weak handles, weak slots and
+ * ephemerons. A reference kept anywhere else (an untraced field, a C
+ * local outside a scope, a hash table keyed by address) goes stale at the
+ * next compaction; the embedder's on_move callback reports each move, so
+ * address-keyed tables can follow. Pinned objects never move: those
+ * allocated MOSAIC_PINNED (for life), those pinned with mosaic_pin (until
+ * as many mosaic_unpin), and, for one collection, those an ambiguous word
+ * points into: a word given to mosaic_visit_ambiguous(_range) by roots or
+ * mutator_roots, or a word of a stack scanned conservatively
+ * (mosaic_conservative_stack: C locals then keep objects alive and in
+ * place without a scope). Large objects never move. mosaic_dump_heap
+ * writes the heap's pages and objects as JSON lines, for mosaic-heapviz.
+ * verify_compaction (MOSAIC_VERIFY_COMPACTION=1) moves every movable
+ * object at every collection and aborts naming any reference left stale:
+ * it finds the references trace or roots fail to report.
  *
  * SLOT CONTENTS. A traced slot (field, root, scope slot) may hold NULL,
  * the start of an object of the heap, or a value outside the heap, which
@@ -162,8 +178,9 @@
 #define MOSAIC_NEEDS_CLEANUP 2
 
 /**
- * The object never moves, not even once compaction lands (today no object
- * moves; see MOVING at the top of this header).
+ * The object never moves: no compaction relocates it, for life (see
+ * MOVING at the top of this header). Use it for memory handed to the OS
+ * or to code that keeps raw pointers; `mosaic_pin` pins for a while.
  */
 #define MOSAIC_PINNED 4
 
@@ -296,7 +313,8 @@ typedef struct mosaic_mutator mosaic_mutator;
 typedef struct mosaic_root mosaic_root;
 
 /**
- * The collector's side of tracing (opaque); pass it to `mosaic_visit`.
+ * The collector's side of tracing (opaque); pass it to `mosaic_visit`,
+ * `mosaic_visit_ambiguous` and `mosaic_visit_ambiguous_range`.
  */
 typedef struct mosaic_tracer mosaic_tracer;
 
@@ -304,6 +322,20 @@ typedef struct mosaic_tracer mosaic_tracer;
  * A weak handle: holds an object without keeping it alive (opaque).
  */
 typedef struct mosaic_weak mosaic_weak;
+
+/**
+ * When collections compact: one of the `MOSAIC_COMPACT_NEVER`,
+ * `MOSAIC_COMPACT_AUTO` or `MOSAIC_COMPACT_ALWAYS` values (`compact` in
+ * `mosaic_config`).
+ */
+typedef uint32_t mosaic_compact_policy;
+
+/**
+ * Which pages a compaction fills and which it empties: one of the
+ * `MOSAIC_COMPACT_PINNED_FIRST` or `MOSAIC_COMPACT_ADDRESS` values
+ * (`compact_toward` in `mosaic_config`, `mosaic_compact_toward`).
+ */
+typedef uint32_t mosaic_compact_order;
 
 /**
  * Heap configuration; fill with `mosaic_config_default` or
@@ -332,6 +364,9 @@ typedef struct mosaic_weak mosaic_weak;
  * | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
  * | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
  * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
+ * | `compact` | `MOSAIC_COMPACT` | `MOSAIC_COMPACT_NEVER` | when collections compact (move objects out of sparse pages): `MOSAIC_COMPACT_NEVER` (`never`: only `mosaic_compact`), `MOSAIC_COMPACT_AUTO` (`auto`: the pools whose free slots in partly used pages reach their live slots) or `MOSAIC_COMPACT_ALWAYS` (`always`: every pool at every collection). See MOVING at the top of this header |
+ * | `compact_toward` | `MOSAIC_COMPACT_TOWARD` | `MOSAIC_COMPACT_PINNED_FIRST` | which pages a compaction fills: `MOSAIC_COMPACT_PINNED_FIRST` (`pinned`: the pages with the most pinned objects first) or `MOSAIC_COMPACT_ADDRESS` (`address`: the lowest addresses first, for comparison) |
+ * | `verify_compaction` | `MOSAIC_VERIFY_COMPACTION` | false | every collection moves every movable object to fresh pages, then checks that no reference the collector knows still holds an old address (the library aborts with a diagnostic naming the stale slot): finds references `trace` or `roots` fails to report |
  *
  * Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
  * value makes `mosaic_config_from_env` fail with `MOSAIC_ERR_CONFIG`
@@ -384,6 +419,21 @@ typedef struct mosaic_config {
    * ones it waits for (0: never).
    */
   uint64_t stall_warning_ms;
+  /**
+   * When collections compact: `MOSAIC_COMPACT_NEVER`,
+   * `MOSAIC_COMPACT_AUTO` or `MOSAIC_COMPACT_ALWAYS`.
+   */
+  mosaic_compact_policy compact;
+  /**
+   * Which pages compactions fill: `MOSAIC_COMPACT_PINNED_FIRST` or
+   * `MOSAIC_COMPACT_ADDRESS`.
+   */
+  mosaic_compact_order compact_toward;
+  /**
+   * Every collection moves every movable object and checks that no
+   * known reference still holds an old address.
+   */
+  bool verify_compaction;
 } mosaic_config;
 
 /**
@@ -523,9 +573,27 @@ typedef void (*mosaic_free_fn)(void *ctx, void *obj);
 typedef void (*mosaic_mutator_roots_fn)(void *ctx, struct mosaic_mutator *m, void *mutator_data, struct mosaic_tracer *tracer);
 
 /**
+ * Called for each object a compaction moved, once its bytes are at `to`
+ * (see `mosaic_embedder`).
+ */
+typedef void (*mosaic_move_fn)(void *ctx, void *from, void *to, size_t old_size, size_t new_size);
+
+/**
+ * The size `obj` (now in a slot of `size` bytes) would best have, or 0 for
+ * no preference (see `mosaic_embedder`).
+ */
+typedef size_t (*mosaic_resize_fn)(void *ctx, void *obj, size_t size);
+
+/**
+ * A short static name of `obj`'s type for heap dumps, or NULL (see
+ * `mosaic_embedder`).
+ */
+typedef const char *(*mosaic_type_name_fn)(void *ctx, void *obj);
+
+/**
  * How the collector finds references. `trace` is required; `roots`,
- * `on_free` and `mutator_roots` may be NULL. `ctx` is passed to every
- * callback.
+ * `on_free`, `mutator_roots`, `on_move`, `resize` and `type_name` may be
+ * NULL. `ctx` is passed to every callback.
  *
  * `trace`, `roots` and `mutator_roots` run while every other mutator is
  * stopped (parked at a safepoint or inside a blocking region), on the
@@ -561,6 +629,34 @@ typedef void (*mosaic_mutator_roots_fn)(void *ctx, struct mosaic_mutator *m, voi
  * must not allocate or call mosaic functions, and must not touch other
  * heap objects: they may be dead too.
  *
+ * `on_move`, `resize` and `type_name` serve compaction and heap dumps;
+ * they were added last, after `mutator_roots`, so initialisers written
+ * before them leave them NULL (a program built against an older mosaic.h
+ * must still be recompiled). They follow the rules of `trace`: no
+ * allocation, no mosaic call (`mosaic_alloc` and the others refuse with
+ * `MOSAIC_ERR_MISUSE`), thread-safe.
+ *
+ * `on_move(ctx, from, to, old_size, new_size)` runs for each object a
+ * compaction moved (`mosaic_compact`, or `compact` in `mosaic_config`),
+ * in the pause, on any GC worker, once the object's bytes are at `to`
+ * (the first min(`old_size`, `new_size`) bytes copied, the rest of a
+ * bigger slot zeroed). The sizes are slot sizes; they differ when
+ * `resize` asked for another size. Other references may still hold
+ * `from` then: read no other object's fields. Update address-keyed
+ * tables here (an identity hash, a symbol table).
+ *
+ * `resize(ctx, obj, size)` is asked, during a compaction's pause, for each
+ * object that may move: `size` is its slot size now; return the size it
+ * would best have (a string or array that grew or shrank in place), or 0
+ * for no preference. An object given another size class moves into that
+ * class's pool (what fits is copied) and `on_move` gets both sizes. A
+ * size no class holds is ignored.
+ *
+ * `type_name(ctx, obj)` names `obj`'s type in heap dumps
+ * (`mosaic_dump_heap`), with the world stopped, on the dumping thread:
+ * return a NUL-terminated UTF-8 string that stays valid (a string
+ * literal), or NULL for none. A string that is not UTF-8 counts as NULL.
+ *
  * Callbacks must return normally: leaving one by unwinding (`longjmp`, a
  * C++ exception) is undefined behaviour. A Rust panic inside the library
  * cannot cross into C either: if one happens while C called in (verify
@@ -573,6 +669,9 @@ typedef struct mosaic_embedder {
   mosaic_free_fn on_free;
   void *ctx;
   mosaic_mutator_roots_fn mutator_roots;
+  mosaic_move_fn on_move;
+  mosaic_resize_fn resize;
+  mosaic_type_name_fn type_name;
 } mosaic_embedder;
 
 /**
@@ -625,6 +724,27 @@ typedef struct mosaic_stats {
    */
   uint64_t safepoint_p50_ns;
   uint64_t safepoint_max_ns;
+  /**
+   * Compactions so far (`mosaic_compact`, or `compact` in
+   * `mosaic_config`).
+   */
+  uint64_t compactions;
+  /**
+   * What the last compaction did (0 before one): objects moved, their
+   * bytes (old slot sizes), and pages it left with no live object.
+   */
+  uint64_t last_compaction_objects_moved;
+  uint64_t last_compaction_bytes_moved;
+  uint64_t last_compaction_pages_emptied;
+  /**
+   * Objects moved by every compaction so far.
+   */
+  uint64_t total_objects_moved;
+  /**
+   * Objects pinned with `mosaic_pin` now (not counting `MOSAIC_PINNED`
+   * allocations).
+   */
+  size_t pinned_objects;
 } mosaic_stats;
 
 /**
@@ -641,6 +761,37 @@ typedef struct mosaic_pool_stats {
   uint64_t freed_total;
   uint64_t longest_sweep_step_ns;
 } mosaic_pool_stats;
+
+/**
+ * `compact`: only `mosaic_compact` and `mosaic_compact_toward` compact
+ * (the default: moving objects requires every reference to be reported
+ * through `trace`, `roots` and `mutator_roots`).
+ */
+#define MOSAIC_COMPACT_NEVER 0
+
+/**
+ * `compact`: each collection also compacts the size pools whose free
+ * slots in partly used pages reach their live slots (and two pages'
+ * worth).
+ */
+#define MOSAIC_COMPACT_AUTO 1
+
+/**
+ * `compact`: every collection compacts every size pool.
+ */
+#define MOSAIC_COMPACT_ALWAYS 2
+
+/**
+ * The pages with the most pinned objects are filled first and those with
+ * the fewest emptied, so more pages end empty (the default).
+ */
+#define MOSAIC_COMPACT_PINNED_FIRST 0
+
+/**
+ * The lowest addresses are filled first and the highest emptied (for
+ * comparison).
+ */
+#define MOSAIC_COMPACT_ADDRESS 1
 
 /**
  * If an unreachable finalizable object A reaches another one B, A is
@@ -708,6 +859,35 @@ enum mosaic_error mosaic_config_from_env(struct mosaic_config *out);
 void mosaic_visit(struct mosaic_tracer *tracer, void **slot);
 
 /**
+ * Visits one *ambiguous* word: a value that may or may not be a reference
+ * (a word of a C stack, a saved register, a JIT frame, a conservatively
+ * scanned buffer). If it points anywhere inside an object of the heap
+ * (interior pointers included), that object is kept alive and pinned for
+ * this collection: a compaction does not move it, since the word cannot
+ * be updated. Any other value is ignored. Call it from `roots` or
+ * `mutator_roots`; from `trace` it is ignored. Like `mosaic_visit`, it
+ * reports no errors and leaves the last error as it was (a NULL tracer is
+ * ignored).
+ *
+ * # Safety
+ * `tracer` must be NULL or the tracer passed to the running callback.
+ */
+void mosaic_visit_ambiguous(struct mosaic_tracer *tracer, size_t word);
+
+/**
+ * `mosaic_visit_ambiguous` on every pointer-aligned word from `start` up
+ * to `end` (exclusive): a buffer, or a stack segment your runtime manages.
+ * `start` is rounded up and `end` down to a multiple of the word size; an
+ * empty or reversed range, or a NULL argument, is ignored. Reports no
+ * errors, like `mosaic_visit`. Call it from `roots` or `mutator_roots`.
+ *
+ * # Safety
+ * `tracer` must be NULL or the tracer passed to the running callback, and
+ * `start .. end` readable memory that nothing writes during the call.
+ */
+void mosaic_visit_ambiguous_range(struct mosaic_tracer *tracer, const void *start, const void *end);
+
+/**
  * The error code of the last call on this thread that reports errors:
  * `MOSAIC_OK` if it succeeded.
  *
@@ -715,8 +895,9 @@ void mosaic_visit(struct mosaic_tracer *tracer, void **slot);
  * freed handle included) it sets the code and a message naming the
  * function; on success it resets the code to `MOSAIC_OK`. The exceptions:
  * `mosaic_last_error` and `mosaic_last_error_message` change nothing;
- * `mosaic_visit` reports nothing (it runs once per edge and must stay
- * cheap); the `*_free` functions ignore NULL like `free()` and leave the
+ * `mosaic_visit`, `mosaic_visit_ambiguous` and
+ * `mosaic_visit_ambiguous_range` report nothing (they run once per edge
+ * or word and must stay cheap); the `*_free` functions ignore NULL like `free()` and leave the
  * last error as it was (freeing a live handle resets it, freeing one twice
  * is an error where it can be detected).
  */
@@ -1059,6 +1240,120 @@ bool mosaic_is_object(const struct mosaic_heap *heap, const void *p);
  * As `mosaic_is_object`.
  */
 size_t mosaic_object_size(const struct mosaic_heap *heap, const void *p);
+
+/**
+ * Pins `obj`: no compaction moves it until it has been unpinned as many
+ * times as it was pinned (pins are counted). Pinning does not keep the
+ * object alive: keep it reachable as usual. Use it while C code holds the
+ * object's address where the collector does not look (a pointer handed to
+ * the OS, a hash table keyed by address). Errors: a NULL or freed
+ * mutator, `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL `obj`,
+ * `MOSAIC_ERR_FOREIGN_POINTER` if `obj` is not the start of an object of
+ * the heap, `MOSAIC_ERR_MISUSE` inside a blocking region or a collector
+ * callback.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator used only by the calling thread;
+ * `obj` may be any value.
+ */
+enum mosaic_error mosaic_pin(struct mosaic_mutator *m, void *obj);
+
+/**
+ * Removes one pin of `obj` (see `mosaic_pin`). Errors: a NULL or freed
+ * mutator; `MOSAIC_ERR_INVALID_ARGUMENT` if `obj` is NULL or has no pin
+ * left (an object allocated `MOSAIC_PINNED` stays pinned for life and has
+ * no pin to remove); `MOSAIC_ERR_MISUSE` inside a blocking region or a
+ * collector callback.
+ *
+ * # Safety
+ * As `mosaic_pin`.
+ */
+enum mosaic_error mosaic_unpin(struct mosaic_mutator *m, void *obj);
+
+/**
+ * Whether `obj` is pinned now: allocated `MOSAIC_PINNED` or pinned with
+ * `mosaic_pin`. (Large objects never move, pinned or not; an object an
+ * ambiguous word pointed to is pinned only during that collection.) Any
+ * `obj` that is not an object of `heap` gets `false` and counts as
+ * success; a NULL or freed heap gets `false` and
+ * `MOSAIC_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `obj` may be any value.
+ */
+bool mosaic_is_pinned(const struct mosaic_heap *heap, const void *obj);
+
+/**
+ * Collects, then compacts every size pool (like Ruby's `GC.compact`):
+ * every live object that is not pinned (`MOSAIC_PINNED`, `mosaic_pin`, or
+ * pointed to by an ambiguous word: `mosaic_visit_ambiguous`, a
+ * conservatively scanned stack) may move to fill the pages in the
+ * configured order (`compact_toward` in `mosaic_config`), and pages left
+ * empty go back to the heap. Afterwards only the references the collector
+ * knows hold the new addresses: the fields `trace` reports, the slots
+ * `roots` and `mutator_roots` report, root handles, scope slots, weak
+ * handles, weak slots and ephemerons. Any other copy of an object's
+ * address is stale (see MOVING at the top of this header); `on_move`
+ * tells the embedder of each move. Large objects never move. Errors: a
+ * NULL or freed mutator, `MOSAIC_ERR_MISUSE` inside a blocking region or
+ * a collector callback (nothing is collected then).
+ *
+ * # Safety
+ * As `mosaic_pin`.
+ */
+enum mosaic_error mosaic_compact(struct mosaic_mutator *m);
+
+/**
+ * `mosaic_compact` filling pages in the order given
+ * (`MOSAIC_COMPACT_PINNED_FIRST` or `MOSAIC_COMPACT_ADDRESS`) instead of
+ * the configured one, to compare orders. An unknown `order` is
+ * `MOSAIC_ERR_INVALID_ARGUMENT` (nothing is collected); other errors as
+ * `mosaic_compact`.
+ *
+ * # Safety
+ * As `mosaic_pin`.
+ */
+enum mosaic_error mosaic_compact_toward(struct mosaic_mutator *m, mosaic_compact_order order);
+
+/**
+ * Scans the calling thread's stack and callee-saved registers
+ * conservatively at every collection (`on` true), or stops (`on` false).
+ * Every word there that points into an object (interior pointers
+ * included) keeps it alive and pinned for that collection, so C code may
+ * hold objects in plain locals, without a root, scope slot or shadow
+ * stack, and they neither die nor move. The words are recorded where the
+ * thread stops for a collection: in `mosaic_alloc` (or any call that may
+ * collect), `mosaic_collect`, `mosaic_safepoint`, or on entering a
+ * blocking region; code running inside a blocking region must leave heap
+ * objects alone as always. Call it on `m`'s thread (the mutator's own
+ * stack is the one scanned). Errors: a NULL or freed mutator;
+ * `MOSAIC_ERR_INVALID_ARGUMENT` where the platform cannot tell where the
+ * thread's stack is (nothing changes); `MOSAIC_ERR_MISUSE` inside a
+ * blocking region or a collector callback.
+ *
+ * # Safety
+ * As `mosaic_pin`.
+ */
+enum mosaic_error mosaic_conservative_stack(struct mosaic_mutator *m, bool on);
+
+/**
+ * Writes a heap dump to the file `path` (created or truncated): one JSON
+ * object per line, like Ruby's `ObjectSpace.dump_all`. First a `HEAP`
+ * line (page size, pages in use, objects), then a `PAGE` line per
+ * small-object page in address order (pool, slot size, slots, live and
+ * pinned counts), then an `OBJECT` line per live object (address, page,
+ * slot, pool, size, pinned, flags, and `type_name` when the embedder's
+ * `type_name` callback names it; large objects have `"large":true`).
+ * The world is stopped while the file is written, so the dump is one
+ * consistent moment; nothing is collected. `mosaic-heapviz` draws it.
+ * Errors: a NULL or freed mutator, `MOSAIC_ERR_INVALID_ARGUMENT` for a
+ * NULL `path` or a file that cannot be written (the message says why),
+ * `MOSAIC_ERR_MISUSE` inside a blocking region or a collector callback.
+ *
+ * # Safety
+ * As `mosaic_pin`; `path` must be NULL or a NUL-terminated string.
+ */
+enum mosaic_error mosaic_dump_heap(struct mosaic_mutator *m, const char *path);
 
 /**
  * A weak handle on `obj`: `mosaic_weak_get` returns `obj` until a

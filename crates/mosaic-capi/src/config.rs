@@ -1,6 +1,8 @@
 //! `mosaic_config`: the C view of `mosaic::Config`.
 
-use mosaic_core::{Config, HeapPolicy, PageResourceKind, SizeClassPreset};
+use mosaic_core::{
+    CompactOrder, CompactPolicy, Config, HeapPolicy, PageResourceKind, SizeClassPreset,
+};
 
 use crate::error::{clear_error, invalid, mosaic_error, report, set_error};
 
@@ -24,6 +26,30 @@ pub const MOSAIC_PAGES_LOCKFREE: u32 = 0;
 /// `page_resource`: free pages in a list behind one mutex (the baseline of
 /// the release-phase benchmark).
 pub const MOSAIC_PAGES_MUTEX: u32 = 1;
+/// When collections compact: one of the `MOSAIC_COMPACT_NEVER`,
+/// `MOSAIC_COMPACT_AUTO` or `MOSAIC_COMPACT_ALWAYS` values (`compact` in
+/// `mosaic_config`).
+pub type mosaic_compact_policy = u32;
+/// `compact`: only `mosaic_compact` and `mosaic_compact_toward` compact
+/// (the default: moving objects requires every reference to be reported
+/// through `trace`, `roots` and `mutator_roots`).
+pub const MOSAIC_COMPACT_NEVER: mosaic_compact_policy = 0;
+/// `compact`: each collection also compacts the size pools whose free
+/// slots in partly used pages reach their live slots (and two pages'
+/// worth).
+pub const MOSAIC_COMPACT_AUTO: mosaic_compact_policy = 1;
+/// `compact`: every collection compacts every size pool.
+pub const MOSAIC_COMPACT_ALWAYS: mosaic_compact_policy = 2;
+/// Which pages a compaction fills and which it empties: one of the
+/// `MOSAIC_COMPACT_PINNED_FIRST` or `MOSAIC_COMPACT_ADDRESS` values
+/// (`compact_toward` in `mosaic_config`, `mosaic_compact_toward`).
+pub type mosaic_compact_order = u32;
+/// The pages with the most pinned objects are filled first and those with
+/// the fewest emptied, so more pages end empty (the default).
+pub const MOSAIC_COMPACT_PINNED_FIRST: mosaic_compact_order = 0;
+/// The lowest addresses are filled first and the highest emptied (for
+/// comparison).
+pub const MOSAIC_COMPACT_ADDRESS: mosaic_compact_order = 1;
 /// Most size classes a heap can have (the length of `class_sizes`).
 pub const MOSAIC_MAX_CLASSES: usize = 64;
 
@@ -53,6 +79,9 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
 /// | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
 /// | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
+/// | `compact` | `MOSAIC_COMPACT` | `MOSAIC_COMPACT_NEVER` | when collections compact (move objects out of sparse pages): `MOSAIC_COMPACT_NEVER` (`never`: only `mosaic_compact`), `MOSAIC_COMPACT_AUTO` (`auto`: the pools whose free slots in partly used pages reach their live slots) or `MOSAIC_COMPACT_ALWAYS` (`always`: every pool at every collection). See MOVING at the top of this header |
+/// | `compact_toward` | `MOSAIC_COMPACT_TOWARD` | `MOSAIC_COMPACT_PINNED_FIRST` | which pages a compaction fills: `MOSAIC_COMPACT_PINNED_FIRST` (`pinned`: the pages with the most pinned objects first) or `MOSAIC_COMPACT_ADDRESS` (`address`: the lowest addresses first, for comparison) |
+/// | `verify_compaction` | `MOSAIC_VERIFY_COMPACTION` | false | every collection moves every movable object to fresh pages, then checks that no reference the collector knows still holds an old address (the library aborts with a diagnostic naming the stale slot): finds references `trace` or `roots` fails to report |
 ///
 /// Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
 /// value makes `mosaic_config_from_env` fail with `MOSAIC_ERR_CONFIG`
@@ -100,6 +129,15 @@ pub struct mosaic_config {
     /// Milliseconds a collection waits for mutators before it prints which
     /// ones it waits for (0: never).
     pub stall_warning_ms: u64,
+    /// When collections compact: `MOSAIC_COMPACT_NEVER`,
+    /// `MOSAIC_COMPACT_AUTO` or `MOSAIC_COMPACT_ALWAYS`.
+    pub compact: mosaic_compact_policy,
+    /// Which pages compactions fill: `MOSAIC_COMPACT_PINNED_FIRST` or
+    /// `MOSAIC_COMPACT_ADDRESS`.
+    pub compact_toward: mosaic_compact_order,
+    /// Every collection moves every movable object and checks that no
+    /// known reference still holds an old address.
+    pub verify_compaction: bool,
 }
 
 impl From<&Config> for mosaic_config {
@@ -158,7 +196,31 @@ impl From<&Config> for mosaic_config {
                 PageResourceKind::Mutex => MOSAIC_PAGES_MUTEX,
             },
             stall_warning_ms: c.stall_warning_ms,
+            compact: match c.compact {
+                CompactPolicy::Never => MOSAIC_COMPACT_NEVER,
+                CompactPolicy::Auto => MOSAIC_COMPACT_AUTO,
+                CompactPolicy::Always => MOSAIC_COMPACT_ALWAYS,
+            },
+            compact_toward: compact_order_to_c(c.compact_toward),
+            verify_compaction: c.verify_compaction,
         }
+    }
+}
+
+/// The C value of a page order.
+fn compact_order_to_c(order: CompactOrder) -> mosaic_compact_order {
+    match order {
+        CompactOrder::PinnedFirst => MOSAIC_COMPACT_PINNED_FIRST,
+        CompactOrder::Address => MOSAIC_COMPACT_ADDRESS,
+    }
+}
+
+/// The page order a C value names, `None` for an unknown value.
+pub(crate) fn compact_order_from_c(order: mosaic_compact_order) -> Option<CompactOrder> {
+    match order {
+        MOSAIC_COMPACT_PINNED_FIRST => Some(CompactOrder::PinnedFirst),
+        MOSAIC_COMPACT_ADDRESS => Some(CompactOrder::Address),
+        _ => None,
     }
 }
 
@@ -203,6 +265,18 @@ impl mosaic_config {
             MOSAIC_PAGES_MUTEX => PageResourceKind::Mutex,
             other => return Err(bad(format!("unknown page_resource {other}"))),
         };
+        let compact = match self.compact {
+            MOSAIC_COMPACT_NEVER => CompactPolicy::Never,
+            MOSAIC_COMPACT_AUTO => CompactPolicy::Auto,
+            MOSAIC_COMPACT_ALWAYS => CompactPolicy::Always,
+            other => return Err(bad(format!("unknown compact {other}"))),
+        };
+        let Some(compact_toward) = compact_order_from_c(self.compact_toward) else {
+            return Err(bad(format!(
+                "unknown compact_toward {}",
+                self.compact_toward
+            )));
+        };
         let c = Config {
             max_heap: self.max_heap,
             heap_policy,
@@ -227,11 +301,9 @@ impl mosaic_config {
                 .filter(|v| !v.is_empty())
                 .map(Into::into),
             stall_warning_ms: self.stall_warning_ms,
-            // Compaction moves objects: a C embedder opts in with
-            // mosaic_compact or MOSAIC_COMPACT (read below).
-            compact: mosaic_core::CompactPolicy::Never,
-            compact_toward: mosaic_core::CompactOrder::PinnedFirst,
-            verify_compaction: false,
+            compact,
+            compact_toward,
+            verify_compaction: self.verify_compaction,
         };
         c.validate().map_err(|e| report(function, &e))?;
         Ok(c)
@@ -336,6 +408,50 @@ mod tests {
             c.to_config("test").err(),
             Some(mosaic_error::MOSAIC_ERR_CONFIG)
         );
+    }
+
+    #[test]
+    fn the_compaction_fields_survive_the_c_struct_and_bad_ones_are_errors() {
+        for compact in [
+            CompactPolicy::Never,
+            CompactPolicy::Auto,
+            CompactPolicy::Always,
+        ] {
+            for compact_toward in [CompactOrder::PinnedFirst, CompactOrder::Address] {
+                for verify_compaction in [false, true] {
+                    let c = Config {
+                        compact,
+                        compact_toward,
+                        verify_compaction,
+                        ..Config::default()
+                    };
+                    assert_eq!(round_trip(&c), c);
+                }
+            }
+        }
+        let mut c = mosaic_config::from(&Config::default());
+        assert_eq!(c.compact, MOSAIC_COMPACT_NEVER);
+        assert_eq!(c.compact_toward, MOSAIC_COMPACT_PINNED_FIRST);
+        assert!(!c.verify_compaction);
+        c.compact = 3;
+        assert_eq!(
+            c.to_config("test").err(),
+            Some(mosaic_error::MOSAIC_ERR_CONFIG)
+        );
+        let msg = crate::error::mosaic_last_error_message();
+        // SAFETY: a NUL-terminated thread-local string, read right away.
+        let msg = unsafe { std::ffi::CStr::from_ptr(msg) }.to_string_lossy();
+        assert!(msg.contains("unknown compact 3"), "{msg}");
+        c.compact = MOSAIC_COMPACT_ALWAYS;
+        c.compact_toward = 2;
+        assert_eq!(
+            c.to_config("test").err(),
+            Some(mosaic_error::MOSAIC_ERR_CONFIG)
+        );
+        let msg = crate::error::mosaic_last_error_message();
+        // SAFETY: as above.
+        let msg = unsafe { std::ffi::CStr::from_ptr(msg) }.to_string_lossy();
+        assert!(msg.contains("unknown compact_toward 2"), "{msg}");
     }
 
     #[test]

@@ -3,8 +3,10 @@
 //! The tracer handed to C is a small struct holding a monomorphised thunk and
 //! the Rust tracer it forwards to; `mosaic_visit` makes one indirect call per
 //! edge (the design accepts one call per object or edge for C embedders).
+//! `mosaic_visit_ambiguous` and `mosaic_visit_ambiguous_range` forward to
+//! the same tracer's ambiguous-word methods.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CStr};
 
 use mosaic_core::{Embedder, MutatorInfo, ObjRef, Tracer};
 
@@ -34,9 +36,29 @@ pub type mosaic_mutator_roots_fn = Option<
     ),
 >;
 
+/// Called for each object a compaction moved, once its bytes are at `to`
+/// (see `mosaic_embedder`).
+pub type mosaic_move_fn = Option<
+    unsafe extern "C" fn(
+        ctx: *mut c_void,
+        from: *mut c_void,
+        to: *mut c_void,
+        old_size: usize,
+        new_size: usize,
+    ),
+>;
+/// The size `obj` (now in a slot of `size` bytes) would best have, or 0 for
+/// no preference (see `mosaic_embedder`).
+pub type mosaic_resize_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mut c_void, size: usize) -> usize>;
+/// A short static name of `obj`'s type for heap dumps, or NULL (see
+/// `mosaic_embedder`).
+pub type mosaic_type_name_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, obj: *mut c_void) -> *const c_char>;
+
 /// How the collector finds references. `trace` is required; `roots`,
-/// `on_free` and `mutator_roots` may be NULL. `ctx` is passed to every
-/// callback.
+/// `on_free`, `mutator_roots`, `on_move`, `resize` and `type_name` may be
+/// NULL. `ctx` is passed to every callback.
 ///
 /// `trace`, `roots` and `mutator_roots` run while every other mutator is
 /// stopped (parked at a safepoint or inside a blocking region), on the
@@ -72,6 +94,34 @@ pub type mosaic_mutator_roots_fn = Option<
 /// must not allocate or call mosaic functions, and must not touch other
 /// heap objects: they may be dead too.
 ///
+/// `on_move`, `resize` and `type_name` serve compaction and heap dumps;
+/// they were added last, after `mutator_roots`, so initialisers written
+/// before them leave them NULL (a program built against an older mosaic.h
+/// must still be recompiled). They follow the rules of `trace`: no
+/// allocation, no mosaic call (`mosaic_alloc` and the others refuse with
+/// `MOSAIC_ERR_MISUSE`), thread-safe.
+///
+/// `on_move(ctx, from, to, old_size, new_size)` runs for each object a
+/// compaction moved (`mosaic_compact`, or `compact` in `mosaic_config`),
+/// in the pause, on any GC worker, once the object's bytes are at `to`
+/// (the first min(`old_size`, `new_size`) bytes copied, the rest of a
+/// bigger slot zeroed). The sizes are slot sizes; they differ when
+/// `resize` asked for another size. Other references may still hold
+/// `from` then: read no other object's fields. Update address-keyed
+/// tables here (an identity hash, a symbol table).
+///
+/// `resize(ctx, obj, size)` is asked, during a compaction's pause, for each
+/// object that may move: `size` is its slot size now; return the size it
+/// would best have (a string or array that grew or shrank in place), or 0
+/// for no preference. An object given another size class moves into that
+/// class's pool (what fits is copied) and `on_move` gets both sizes. A
+/// size no class holds is ignored.
+///
+/// `type_name(ctx, obj)` names `obj`'s type in heap dumps
+/// (`mosaic_dump_heap`), with the world stopped, on the dumping thread:
+/// return a NUL-terminated UTF-8 string that stays valid (a string
+/// literal), or NULL for none. A string that is not UTF-8 counts as NULL.
+///
 /// Callbacks must return normally: leaving one by unwinding (`longjmp`, a
 /// C++ exception) is undefined behaviour. A Rust panic inside the library
 /// cannot cross into C either: if one happens while C called in (verify
@@ -85,11 +135,17 @@ pub struct mosaic_embedder {
     pub on_free: mosaic_free_fn,
     pub ctx: *mut c_void,
     pub mutator_roots: mosaic_mutator_roots_fn,
+    pub on_move: mosaic_move_fn,
+    pub resize: mosaic_resize_fn,
+    pub type_name: mosaic_type_name_fn,
 }
 
-/// The collector's side of tracing (opaque); pass it to `mosaic_visit`.
+/// The collector's side of tracing (opaque); pass it to `mosaic_visit`,
+/// `mosaic_visit_ambiguous` and `mosaic_visit_ambiguous_range`.
 pub struct mosaic_tracer {
     visit: unsafe fn(*mut c_void, *mut *mut u8),
+    visit_ambiguous: unsafe fn(*mut c_void, usize),
+    visit_ambiguous_range: unsafe fn(*mut c_void, *const usize, *const usize),
     inner: *mut c_void,
 }
 
@@ -107,9 +163,27 @@ unsafe fn visit_thunk<T: Tracer>(inner: *mut c_void, slot: *mut *mut u8) {
     unsafe { (*(inner as *mut T)).visit(&mut *slot) }
 }
 
+unsafe fn visit_ambiguous_thunk<T: Tracer>(inner: *mut c_void, word: usize) {
+    // SAFETY: `inner` is the `&mut T` stored by `with_tracer` for the
+    // duration of the callback.
+    unsafe { (*(inner as *mut T)).visit_ambiguous(word) }
+}
+
+unsafe fn visit_ambiguous_range_thunk<T: Tracer>(
+    inner: *mut c_void,
+    start: *const usize,
+    end: *const usize,
+) {
+    // SAFETY: `inner` as above; `start..end` is readable and `start`
+    // aligned (checked and vouched for by mosaic_visit_ambiguous_range).
+    unsafe { (*(inner as *mut T)).visit_ambiguous_range(start, end) }
+}
+
 fn with_tracer<T: Tracer>(t: &mut T, f: impl FnOnce(*mut mosaic_tracer)) {
     let mut ct = mosaic_tracer {
         visit: visit_thunk::<T>,
+        visit_ambiguous: visit_ambiguous_thunk::<T>,
+        visit_ambiguous_range: visit_ambiguous_range_thunk::<T>,
         inner: t as *mut T as *mut c_void,
     };
     f(&mut ct)
@@ -156,6 +230,41 @@ unsafe impl Embedder for CEmbedder {
             unsafe { f(self.0.ctx, obj.as_ptr().cast()) }
         }
     }
+
+    fn on_move(&self, from: ObjRef, to: ObjRef, old_size: usize, new_size: usize) {
+        if let Some(f) = self.0.on_move {
+            // SAFETY: as above.
+            unsafe {
+                f(
+                    self.0.ctx,
+                    from.as_ptr().cast(),
+                    to.as_ptr().cast(),
+                    old_size,
+                    new_size,
+                )
+            }
+        }
+    }
+
+    fn resize(&self, obj: ObjRef, size: usize) -> Option<usize> {
+        let f = self.0.resize?;
+        // SAFETY: as above.
+        let want = unsafe { f(self.0.ctx, obj.as_ptr().cast(), size) };
+        (want != 0).then_some(want)
+    }
+
+    fn type_name(&self, obj: ObjRef) -> Option<&str> {
+        let f = self.0.type_name?;
+        // SAFETY: as above.
+        let name = unsafe { f(self.0.ctx, obj.as_ptr().cast()) };
+        if name.is_null() {
+            return None;
+        }
+        // SAFETY: mosaic_embedder's contract: a non-NULL name is a
+        // NUL-terminated string that stays valid (a literal), so it
+        // outlives the borrow of `self` it is returned with.
+        unsafe { CStr::from_ptr(name) }.to_str().ok()
+    }
 }
 
 /// Visits one reference slot: `slot` is the address of a field (or root)
@@ -173,4 +282,63 @@ pub unsafe extern "C" fn mosaic_visit(tracer: *mut mosaic_tracer, slot: *mut *mu
     }
     // SAFETY: per this function's contract.
     unsafe { ((*tracer).visit)((*tracer).inner, slot.cast()) }
+}
+
+/// Visits one *ambiguous* word: a value that may or may not be a reference
+/// (a word of a C stack, a saved register, a JIT frame, a conservatively
+/// scanned buffer). If it points anywhere inside an object of the heap
+/// (interior pointers included), that object is kept alive and pinned for
+/// this collection: a compaction does not move it, since the word cannot
+/// be updated. Any other value is ignored. Call it from `roots` or
+/// `mutator_roots`; from `trace` it is ignored. Like `mosaic_visit`, it
+/// reports no errors and leaves the last error as it was (a NULL tracer is
+/// ignored).
+///
+/// # Safety
+/// `tracer` must be NULL or the tracer passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_visit_ambiguous(tracer: *mut mosaic_tracer, word: usize) {
+    if tracer.is_null() {
+        return;
+    }
+    // SAFETY: per this function's contract.
+    unsafe { ((*tracer).visit_ambiguous)((*tracer).inner, word) }
+}
+
+/// `mosaic_visit_ambiguous` on every pointer-aligned word from `start` up
+/// to `end` (exclusive): a buffer, or a stack segment your runtime manages.
+/// `start` is rounded up and `end` down to a multiple of the word size; an
+/// empty or reversed range, or a NULL argument, is ignored. Reports no
+/// errors, like `mosaic_visit`. Call it from `roots` or `mutator_roots`.
+///
+/// # Safety
+/// `tracer` must be NULL or the tracer passed to the running callback, and
+/// `start .. end` readable memory that nothing writes during the call.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_visit_ambiguous_range(
+    tracer: *mut mosaic_tracer,
+    start: *const c_void,
+    end: *const c_void,
+) {
+    const WORD: usize = std::mem::size_of::<usize>();
+    if tracer.is_null() || start.is_null() || end.is_null() {
+        return;
+    }
+    let Some(first) = (start as usize)
+        .checked_add(WORD - 1)
+        .map(|a| a & !(WORD - 1))
+    else {
+        return;
+    };
+    let last = end as usize & !(WORD - 1);
+    if first >= last {
+        return;
+    }
+    // The rounded bounds stay inside `start .. end`, whose provenance they
+    // keep.
+    let first = start.cast::<u8>().wrapping_add(first - start as usize);
+    let last = end.cast::<u8>().wrapping_sub(end as usize - last);
+    // SAFETY: per this function's contract; the bounds are aligned and
+    // within the readable range.
+    unsafe { ((*tracer).visit_ambiguous_range)((*tracer).inner, first.cast(), last.cast()) }
 }

@@ -153,8 +153,9 @@ pub(crate) fn invalid(function: &str, what: &str) -> mosaic_error {
 /// freed handle included) it sets the code and a message naming the
 /// function; on success it resets the code to `MOSAIC_OK`. The exceptions:
 /// `mosaic_last_error` and `mosaic_last_error_message` change nothing;
-/// `mosaic_visit` reports nothing (it runs once per edge and must stay
-/// cheap); the `*_free` functions ignore NULL like `free()` and leave the
+/// `mosaic_visit`, `mosaic_visit_ambiguous` and
+/// `mosaic_visit_ambiguous_range` report nothing (they run once per edge
+/// or word and must stay cheap); the `*_free` functions ignore NULL like `free()` and leave the
 /// last error as it was (freeing a live handle resets it, freeing one twice
 /// is an error where it can be detected).
 #[no_mangle]

@@ -19,8 +19,9 @@ use crate::handle::{usable, Guarded, DEAD, LIVE};
 pub const MOSAIC_NO_POINTERS: u32 = 1;
 /// Call the embedder's `on_free` when the object dies.
 pub const MOSAIC_NEEDS_CLEANUP: u32 = 2;
-/// The object never moves, not even once compaction lands (today no object
-/// moves; see MOVING at the top of this header).
+/// The object never moves: no compaction relocates it, for life (see
+/// MOVING at the top of this header). Use it for memory handed to the OS
+/// or to code that keeps raw pointers; `mosaic_pin` pins for a while.
 pub const MOSAIC_PINNED: u32 = 4;
 /// Not cleared: the object's bytes are whatever was there before (an old
 /// object's bytes), not zeroes; the caller must overwrite all of them (a

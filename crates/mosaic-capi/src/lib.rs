@@ -4,9 +4,10 @@
 //! |---|---|
 //! | `error.rs` | error codes and the per-thread last error |
 //! | `handle.rs` | magic words telling live handles from freed ones |
-//! | `embedder.rs` | `mosaic_embedder` (C callbacks, `mutator_roots` included) adapted to the Rust `Embedder` trait; `mosaic_visit` |
+//! | `embedder.rs` | `mosaic_embedder` (C callbacks, `mutator_roots`, `on_move`, `resize` and `type_name` included) adapted to the Rust `Embedder` trait; `mosaic_visit`, `mosaic_visit_ambiguous(_range)` |
 //! | `config.rs` | `mosaic_config`, its table of fields, variables and defaults, the environment |
 //! | `heap.rs` | heaps, mutators (handle = Rust mutator + C user data), allocation (aligned too), collection, safepoints, blocking regions |
+//! | `moving.rs` | pins, compaction, conservative stack scanning, heap dumps |
 //! | `roots.rs` | root handles |
 //! | `scope.rs` | the scope: LIFO root slots for C locals |
 //! | `references.rs` | weak handles, weak slots, ephemerons |
@@ -29,6 +30,7 @@ mod fast_path;
 mod finalizers;
 mod handle;
 mod heap;
+mod moving;
 mod references;
 mod roots;
 mod scope;
@@ -41,6 +43,7 @@ pub use events::*;
 pub use fast_path::*;
 pub use finalizers::*;
 pub use heap::*;
+pub use moving::*;
 pub use references::*;
 pub use roots::*;
 pub use scope::*;

@@ -42,6 +42,19 @@ pub struct mosaic_stats {
     /// a safepoint (part of each pause): median and maximum.
     pub safepoint_p50_ns: u64,
     pub safepoint_max_ns: u64,
+    /// Compactions so far (`mosaic_compact`, or `compact` in
+    /// `mosaic_config`).
+    pub compactions: u64,
+    /// What the last compaction did (0 before one): objects moved, their
+    /// bytes (old slot sizes), and pages it left with no live object.
+    pub last_compaction_objects_moved: u64,
+    pub last_compaction_bytes_moved: u64,
+    pub last_compaction_pages_emptied: u64,
+    /// Objects moved by every compaction so far.
+    pub total_objects_moved: u64,
+    /// Objects pinned with `mosaic_pin` now (not counting `MOSAIC_PINNED`
+    /// allocations).
+    pub pinned_objects: usize,
 }
 
 /// Statistics of one size pool.
@@ -105,6 +118,12 @@ pub unsafe extern "C" fn mosaic_heap_stats(
         collection_speed: s.last_heap_decision.map_or(0.0, |d| d.collection_speed),
         safepoint_p50_ns: ns(s.time_to_safepoint.p50),
         safepoint_max_ns: ns(s.time_to_safepoint.max),
+        compactions: s.compactions,
+        last_compaction_objects_moved: s.last_compaction.objects_moved,
+        last_compaction_bytes_moved: s.last_compaction.bytes_moved,
+        last_compaction_pages_emptied: s.last_compaction.pages_emptied,
+        total_objects_moved: s.compaction_totals.objects_moved,
+        pinned_objects: s.pinned_objects,
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(st) };

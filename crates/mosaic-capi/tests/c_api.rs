@@ -214,3 +214,53 @@ fn finalizers_and_bad_input_against_the_shared_library() {
         assert_eq!(run(&exe).trim(), "0 failures", "{name}");
     }
 }
+
+/// Compaction from C: a pinned cell keeps its address while the others
+/// move (`on_move`, `resize`), the list stays intact, ambiguous words keep
+/// their objects in place, the stats agree, the heap dump has its lines;
+/// with `mosaic_conservative_stack`, a list held only in a C local
+/// survives collections that compact. Misuse is refused.
+#[test]
+fn compaction_moves_unpinned_objects_and_conservative_stacks_keep_locals() {
+    let exe = build_c_test("compact", "compact");
+    let dump = tmp("compact-dump").join("heap.jsonl");
+    let out = std::process::Command::new(&exe)
+        .arg(&dump)
+        .env_remove("MOSAIC_VERIFY")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    assert_eq!(checked(&exe, out).trim(), "0 failures");
+    let text = std::fs::read_to_string(&dump).unwrap();
+    let mut lines = text.lines();
+    let heap = lines.next().unwrap_or_default();
+    assert!(heap.starts_with("{\"type\":\"HEAP\""), "{heap}");
+    let objects = text
+        .lines()
+        .filter(|l| l.contains("\"type\":\"OBJECT\""))
+        .count();
+    let pages = text
+        .lines()
+        .filter(|l| l.contains("\"type\":\"PAGE\""))
+        .count();
+    assert!(
+        objects >= 4000 && pages > 0,
+        "{objects} objects, {pages} pages"
+    );
+    assert!(heap.contains(&format!("\"objects\":{objects}")), "{heap}");
+}
+
+/// `MOSAIC_COMPACT`, `MOSAIC_COMPACT_TOWARD` and `MOSAIC_VERIFY_COMPACTION`
+/// reach `mosaic_config_from_env`; a bad value is a configuration error.
+#[test]
+fn compaction_variables_reach_the_c_config() {
+    let out = run_c_test_with(
+        "config_compact",
+        &[
+            ("MOSAIC_COMPACT", "auto"),
+            ("MOSAIC_COMPACT_TOWARD", "address"),
+            ("MOSAIC_VERIFY_COMPACTION", "1"),
+        ],
+    );
+    assert_eq!(out.trim(), "0 failures");
+}
