@@ -6,7 +6,7 @@
 //! | `gcbench-scaled` | full, or `--only gcbench-scaled` | Mosaic, Boehm | 2x the live size of GCBench with stretch and long-lived depth L = 16..24 |
 //! | `heap-sweep` | quick: 1.5/2/4x; full: 1.25..6x | Mosaic under each `MOSAIC_HEAP_POLICY`, Boehm | GCBench with holes at each multiple of its peak live size |
 //! | `binary-trees` | depth 16 quick, 20 full | Mosaic, Boehm, OCaml, Java x3, Go | each runtime's default |
-//! | `nqueens` | 8..10 quick, 8..11 full | OCaml, Boehm, malloc, free, bump, Mosaic | defaults |
+//! | `nqueens` | 8..10 quick, 8..11 full | OCaml, Boehm, malloc, free, bump, Mosaic (shadow stack, and conservative stack roots) | defaults |
 //! | `varsize` | 2M / 10M replacements | Mosaic with three size-class layouts | 4 GiB |
 //! | `alloc` | 16..512 B | Mosaic (run-time size, compile-time size, UNINIT), bump, bump-zeroed (256 KiB and 4 MiB arenas), glibc, jemalloc, mimalloc | defaults |
 //! | `threads` | 1, 2, 4, 8 threads; 2M (quick) / 10M (full) allocations of 16..64 B per thread, 64Ki live per thread | Mosaic, Boehm, glibc, jemalloc, mimalloc | 4x the live size of all rings, the same for Mosaic and Boehm |
@@ -134,6 +134,42 @@ pub struct Options {
 impl Options {
     fn wants(&self, workload: &str) -> bool {
         self.full || self.named.iter().any(|n| n == workload)
+    }
+}
+
+/// The n-queens repetitions for `n` queens (about the same work for each n).
+pub fn nqueens_repeat(n: u32) -> u32 {
+    1u32 << (11 - n).min(4)
+}
+
+/// `nqueens-conservative` (part of `--only compaction`): OCaml, Mosaic with
+/// its shadow stack and Mosaic with conservative stack roots, normalised to
+/// OCaml, the result count checked.
+pub fn nqueens_conservative(n: u32, ocaml: &Built) -> Case {
+    let repeat = nqueens_repeat(n);
+    let spec = |conservative| Spec::Nqueens {
+        n,
+        repeat,
+        conservative,
+    };
+    Case {
+        workload: "nqueens-conservative",
+        variant: format!("{n} queens x{repeat}"),
+        metric: Metric::Inner,
+        expected: Some(nqueens::solutions(n)),
+        baseline: "ocaml",
+        heap_factor: None,
+        runners: vec![
+            peer(
+                "ocaml",
+                Runtime::OCaml,
+                ocaml,
+                &[n.to_string(), repeat.to_string()],
+                &[],
+            ),
+            mosaic("mosaic", spec(false)),
+            mosaic("mosaic-conservative", spec(true)),
+        ],
     }
 }
 
@@ -388,7 +424,7 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
     // n-queens: the seed's table, normalised to OCaml.
     let ns: &[u32] = if full { &[8, 9, 10, 11] } else { &[8, 9, 10] };
     for &n in ns {
-        let repeat = 1u32 << (11 - n).min(4);
+        let repeat = nqueens_repeat(n);
         let a = |m: &str| [s(m), s(n), s(repeat)];
         let c = |name: &str, runtime| peer(name, runtime, &peers.c_nqueens, &a(name), &[]);
         cases.push(Case {
@@ -410,7 +446,22 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                 c("malloc", Runtime::Manual),
                 c("free", Runtime::Manual),
                 c("bump", Runtime::Manual),
-                mosaic("mosaic", Spec::Nqueens { n, repeat }),
+                mosaic(
+                    "mosaic",
+                    Spec::Nqueens {
+                        n,
+                        repeat,
+                        conservative: false,
+                    },
+                ),
+                mosaic(
+                    "mosaic-conservative",
+                    Spec::Nqueens {
+                        n,
+                        repeat,
+                        conservative: true,
+                    },
+                ),
             ],
         });
     }

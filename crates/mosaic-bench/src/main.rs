@@ -55,6 +55,7 @@
 //! suite's environment) apply.
 
 mod cases;
+mod compaction_bench;
 mod peers;
 mod process;
 mod release_bench;
@@ -88,6 +89,10 @@ pub struct Args {
     /// full-only workload (gcbench-scaled) runs in quick mode when named exactly.
     /// `release` alone runs the release-phase experiment (lock-free against
     /// mutex page store, 1 to 8 GC workers; Mosaic only, in this process).
+    /// `compaction` alone runs seed 001's compaction experiments (heap
+    /// diagrams, RSS pinned-first against address order, compaction
+    /// throughput, the varsize heap compacted, n-queens with conservative
+    /// stack roots against OCaml; see `compaction_bench.rs`).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Runs of each Java benchmark in the same JVM before the one reported
@@ -120,6 +125,14 @@ fn main() {
     if args.only == ["release"] {
         if let Err(e) = release_bench::run(reps, full, &args.out) {
             eprintln!("no chart: {e}");
+        }
+        return;
+    }
+    if args.only == ["compaction"] {
+        let timeout = Duration::from_secs(args.timeout);
+        if let Err(e) = compaction_bench::run(reps, full, &args.out, timeout) {
+            eprintln!("compaction: {e}");
+            std::process::exit(1);
         }
         return;
     }

@@ -74,6 +74,32 @@ fn cc(src: &Path, out: &Path, flags: &[&str], header: Option<(&str, &str)>) -> B
     Ok(out.to_path_buf())
 }
 
+/// Builds the OCaml peer `peers/ocaml/{name}.ml` (with clock.c, its
+/// monotonic clock) into `out`, in a directory of its own so the objects
+/// stay out of the sources.
+pub fn ocaml(src: &Path, out: &Path, name: &str) -> Built {
+    if !has("ocamlopt") {
+        return Err(format!("ocamlopt not found (package ocaml-nox; {INSTALL})"));
+    }
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    let dir = out.join(format!("ocaml-{name}"));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let ml = format!("{name}.ml");
+    for file in ["clock.c", ml.as_str()] {
+        std::fs::copy(src.join("ocaml").join(file), dir.join(file)).map_err(|e| e.to_string())?;
+    }
+    let exe = out.join(format!("ocaml_{name}"));
+    run(
+        Command::new("ocamlopt")
+            .current_dir(&dir)
+            .args(["-unsafe", "-inline", "200", "clock.c", &ml])
+            .arg("-o")
+            .arg(&exe),
+        name,
+    )?;
+    Ok(exe)
+}
+
 impl Peers {
     /// Builds every peer from `src` (the `peers/` folder) into `out`.
     pub fn build(src: &Path, out: &Path) -> Peers {
@@ -84,28 +110,7 @@ impl Peers {
         let mimalloc = Some(("mimalloc.h", "libmimalloc-dev"));
         // OCaml: the program and clock.c (its monotonic clock), compiled in
         // a directory of their own so the objects stay out of the sources.
-        let ocaml = |name: &str| -> Built {
-            if !has("ocamlopt") {
-                return Err(format!("ocamlopt not found (package ocaml-nox; {INSTALL})"));
-            }
-            let dir = out.join(format!("ocaml-{name}"));
-            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-            let ml = format!("{name}.ml");
-            for file in ["clock.c", ml.as_str()] {
-                std::fs::copy(src.join("ocaml").join(file), dir.join(file))
-                    .map_err(|e| e.to_string())?;
-            }
-            let exe = out.join(format!("ocaml_{name}"));
-            run(
-                Command::new("ocamlopt")
-                    .current_dir(&dir)
-                    .args(["-unsafe", "-inline", "200", "clock.c", &ml])
-                    .arg("-o")
-                    .arg(&exe),
-                name,
-            )?;
-            Ok(exe)
-        };
+        let ocaml = |name: &str| ocaml(src, out, name);
         let go = |name: &str| -> Built {
             if !has("go") {
                 return Err(format!("go not found (package golang-go; {INSTALL})"));

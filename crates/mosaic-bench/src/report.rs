@@ -300,13 +300,20 @@ fn nqueens_table(cases: &[Case], summary: &[Summary]) {
         return;
     }
     println!("== n-queens: time relative to OCaml (seed 003 measured Boehm 1.4-1.7, malloc 2.2-3.1, free 1.9-2.3, bump 1.4-1.7, its region prototype 1.04-1.20) ==");
-    print!("{:<10}", "");
+    print!("{:<20}", "");
     for &c in &qs {
         print!("{:>16}", cases[c].variant);
     }
     println!();
-    for peer in ["boehm", "malloc", "free", "bump", "mosaic"] {
-        print!("{peer:<10}");
+    for peer in [
+        "boehm",
+        "malloc",
+        "free",
+        "bump",
+        "mosaic",
+        "mosaic-conservative",
+    ] {
+        print!("{peer:<20}");
         for &c in &qs {
             let s = summary.iter().find(|s| s.case == c && s.peer == peer);
             print!("{:>16}", f(s.and_then(|s| s.time_ratio), 2));

@@ -13,7 +13,9 @@ use mosaic::{Config, Embedder, Heap, PAGE_SIZE};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use mosaic_bench::workloads::{alloc, binary_trees, gcbench, nqueens, safepoint, threads, varsize};
+use mosaic_bench::workloads::{
+    alloc, binary_trees, compaction, gcbench, nqueens, safepoint, threads, varsize,
+};
 
 /// What a worker process runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,6 +32,10 @@ pub enum Spec {
     Nqueens {
         n: u32,
         repeat: u32,
+        /// Cells held in Rust locals, the stack scanned conservatively,
+        /// instead of the shadow stack.
+        #[serde(default)]
+        conservative: bool,
     },
     Varsize {
         layout: varsize::Layout,
@@ -47,6 +53,10 @@ pub enum Spec {
     },
     Safepoint {
         params: safepoint::Params,
+    },
+    /// One run of a compaction experiment (`--only compaction`).
+    Compaction {
+        experiment: compaction::Experiment,
     },
 }
 
@@ -112,7 +122,32 @@ pub fn run(spec: &Spec) {
             out = stats_json(&heap);
             out.insert("check".into(), json!(check));
         }
-        Spec::Nqueens { n, repeat } => {
+        Spec::Nqueens {
+            n,
+            repeat,
+            conservative: true,
+        } => {
+            let heap = Heap::new(config(None), nqueens::ConsVm::default()).expect("heap");
+            let mut m = heap.mutator().unwrap();
+            // The board is built before the clock starts, as in the peers;
+            // it stays in this frame's local.
+            let board = nqueens::board_conservative(&mut m, *n);
+            let t = Instant::now();
+            let mut solutions = 0;
+            for _ in 0..*repeat {
+                solutions = nqueens::search_conservative(&mut m, board, *n);
+            }
+            print_time(t.elapsed());
+            std::hint::black_box(board);
+            drop(m);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(solutions));
+        }
+        Spec::Nqueens {
+            n,
+            repeat,
+            conservative: false,
+        } => {
             let heap = Heap::new(config(None), nqueens::ConsVm::default()).expect("heap");
             let mut m = heap.mutator().unwrap();
             let s = heap.embedder().stack(1 << 16);
@@ -173,6 +208,42 @@ pub fn run(spec: &Spec) {
             out.insert("allocs".into(), json!(o.allocs.iter().sum::<u64>()));
             out.insert("polls".into(), json!(o.polls.iter().sum::<u64>()));
         }
+        Spec::Compaction { experiment } => out = run_compaction(experiment),
     }
     println!("RESULT {}", Value::Object(out));
+}
+
+/// A compaction experiment's run: its figures as the RESULT object.
+fn run_compaction(e: &compaction::Experiment) -> Map<String, Value> {
+    let c = config(None);
+    let v = match e {
+        compaction::Experiment::Diagram {
+            order,
+            per_run,
+            before,
+            after,
+        } => json!(compaction::diagram(
+            *order,
+            *per_run,
+            before.as_ref(),
+            after.as_ref(),
+            c
+        )),
+        compaction::Experiment::Rss {
+            order,
+            setup,
+            params,
+        } => json!(compaction::rss(*order, *setup, *params, c)),
+        compaction::Experiment::Throughput {
+            gc_threads,
+            records,
+        } => json!(compaction::throughput(*gc_threads, *records, c)),
+        compaction::Experiment::Varsize { compact, params } => {
+            json!(compaction::varsize(*compact, params, c))
+        }
+    };
+    match v {
+        Value::Object(m) => m,
+        _ => unreachable!("experiments report objects"),
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod alloc;
 pub mod binary_trees;
+pub mod compaction;
 pub mod gcbench;
 pub mod nqueens;
 pub mod release;

@@ -154,6 +154,84 @@ pub fn solve(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
     r
 }
 
+/// The same search with no shadow stack: the cells are held in Rust locals
+/// and arguments only, and the mutator scans its own stack and registers
+/// conservatively (`Mutator::set_conservative_stack`). Every cell a frame
+/// still needs is used after the call that may collect (`cons` writes
+/// `tail` after allocating; `filter` and `search` read `c` and `qs` after
+/// their recursive calls), so the word stays in the frame or a
+/// callee-saved register, which the allocation slow path records before
+/// a collection.
+struct Conservative<'a> {
+    m: &'a mut Mutator<ConsVm>,
+}
+
+impl Conservative<'_> {
+    #[inline]
+    fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
+        let c = self.m.alloc_sized::<16>(AllocFlags::NONE).expect("cons");
+        // SAFETY: a fresh 16-byte cell.
+        unsafe {
+            (c.as_ptr() as *mut *mut u8).write(tail.map_or(std::ptr::null_mut(), |t| t.as_ptr()));
+            let p = c.as_ptr().add(8) as *mut i32;
+            p.write(x);
+            p.add(1).write(y);
+        }
+        c
+    }
+
+    fn filter(&mut self, x1: i32, y1: i32, ps: Option<ObjRef>) -> Option<ObjRef> {
+        let c = ps?;
+        let t = self.filter(x1, y1, next(c));
+        let (x2, y2) = xy(c);
+        if safe(x1, y1, x2, y2) {
+            Some(self.cons(x2, y2, t))
+        } else {
+            t
+        }
+    }
+
+    fn search(&mut self, n: u32, qs: Option<ObjRef>, ps: Option<ObjRef>, a: u64) -> u64 {
+        let Some(c) = ps else {
+            return if Ctx::length(qs) == n { a + 1 } else { a };
+        };
+        let rest = next(c);
+        let a = self.search(n, qs, rest, a);
+        let (x, y) = xy(c);
+        let qs2 = self.cons(x, y, qs);
+        let filtered = self.filter(x, y, rest);
+        self.search(n, Some(qs2), filtered, a)
+    }
+}
+
+/// Turns conservative stack scanning on for `m` and builds the board,
+/// held by the caller in a local (no shadow stack, no root).
+pub fn board_conservative(m: &mut Mutator<ConsVm>, n: u32) -> Option<ObjRef> {
+    m.set_conservative_stack(true)
+        .expect("conservative stack scanning");
+    let mut cx = Conservative { m };
+    let mut ps = None;
+    for i in (1..=n as i32).rev() {
+        for j in (1..=n as i32).rev() {
+            ps = Some(cx.cons(i, j, ps));
+        }
+    }
+    ps
+}
+
+/// Counts the solutions over `board` (which the caller keeps in a local).
+pub fn search_conservative(m: &mut Mutator<ConsVm>, board: Option<ObjRef>, n: u32) -> u64 {
+    Conservative { m }.search(n, None, board, 0)
+}
+
+/// Counts the solutions for `n` queens with conservative stack roots.
+pub fn solve_conservative(m: &mut Mutator<ConsVm>, n: u32) -> u64 {
+    let board = board_conservative(m, n);
+    let r = search_conservative(m, board, n);
+    std::hint::black_box(board);
+    r
+}
+
 pub fn run(ns: &[u32], config: Config) -> (Vec<u64>, Heap<ConsVm>) {
     let heap = Heap::new(config, ConsVm::default()).expect("heap");
     let mut m = heap.mutator().unwrap();
@@ -178,6 +256,28 @@ mod tests {
             },
         );
         assert_eq!(counts, vec![2, 10, 4, 40, 92]);
+        assert!(heap.stats().collections > 10);
+    }
+
+    #[test]
+    fn conservative_stack_roots_count_the_same_solutions() {
+        let heap = Heap::new(
+            Config {
+                verify: true,
+                stress: 997,
+                ..Config::default()
+            },
+            ConsVm::default(),
+        )
+        .expect("heap");
+        let mut m = heap.mutator().unwrap();
+        let counts: Vec<u64> = [4, 5, 6, 7, 8]
+            .iter()
+            .map(|&n| solve_conservative(&mut m, n))
+            .collect();
+        assert_eq!(counts, vec![2, 10, 4, 40, 92]);
+        assert!(m.conservative_stack());
+        drop(m);
         assert!(heap.stats().collections > 10);
     }
 }

@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use mosaic::{AllocFlags, Config, Heap, ObjRef, SizeClassPreset};
+use mosaic::{AllocFlags, Config, Heap, Mutator, ObjRef, Root, SizeClassPreset};
 use serde::{Deserialize, Serialize};
 
 use super::Rng;
@@ -108,21 +108,22 @@ fn verify(rec: ObjRef) -> u64 {
     }
 }
 
-/// Runs the churn with `layout`'s size classes on top of `config`; returns
-/// the check value, the heap and the time of the churn and the final check
-/// (heap creation not included).
-pub fn run(layout: Layout, p: &Params, config: Config) -> (u64, Heap<RecordVm>, Duration) {
+/// A heap with `layout`'s size classes on top of `config`.
+pub fn heap(layout: Layout, config: Config) -> Heap<RecordVm> {
     let config = Config {
         size_classes: layout.classes(),
         ..config
     };
-    let heap = Heap::new(config, RecordVm::with_cleanup(free_payload)).expect("heap");
-    let start = Instant::now();
-    let mut m = heap.mutator().unwrap();
+    Heap::new(config, RecordVm::with_cleanup(free_payload)).expect("heap")
+}
+
+/// The churn: a table of `p.records` records (rooted, returned), each step
+/// replacing a random one.
+pub fn churn(layout: Layout, p: &Params, m: &mut Mutator<RecordVm>) -> Root {
     let table = m.alloc(8 * (p.records + 1)).expect("table");
     // SAFETY: the table is a counted vector: its length, then references.
     unsafe { (table.as_ptr() as *mut usize).write(p.records) };
-    let _root = m.root(table).unwrap();
+    let root = m.root(table).unwrap();
     // SAFETY: the references follow the length word.
     let slots = unsafe { (table.as_ptr() as *mut *mut u8).add(1) };
     let mut rng = Rng::new(7);
@@ -157,13 +158,33 @@ pub fn run(layout: Layout, p: &Params, config: Config) -> (u64, Heap<RecordVm>, 
             slots.add(idx).write(h);
         }
     }
+    root
+}
+
+/// The check value over the table's records (each one's bytes verified).
+pub fn checksum(table: ObjRef, records: usize) -> u64 {
+    // SAFETY: the references follow the length word.
+    let slots = unsafe { (table.as_ptr() as *const *mut u8).add(1) };
     let mut check = 0u64;
-    for i in 0..p.records {
+    for i in 0..records {
         // SAFETY: in bounds of the table.
         if let Some(r) = ObjRef::from_ptr(unsafe { slots.add(i).read() }) {
             check = check.wrapping_mul(1_000_003).wrapping_add(verify(r));
         }
     }
+    check
+}
+
+/// Runs the churn with `layout`'s size classes on top of `config`; returns
+/// the check value, the heap and the time of the churn and the final check
+/// (heap creation not included).
+pub fn run(layout: Layout, p: &Params, config: Config) -> (u64, Heap<RecordVm>, Duration) {
+    let heap = heap(layout, config);
+    let start = Instant::now();
+    let mut m = heap.mutator().unwrap();
+    let table = churn(layout, p, &mut m);
+    let check = checksum(table.get().expect("table"), p.records);
+    drop(table);
     drop(m);
     (check, heap, start.elapsed())
 }
