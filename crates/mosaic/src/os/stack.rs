@@ -65,12 +65,34 @@ pub fn spill_registers() -> [usize; SAVED_REGISTERS] {
     regs
 }
 
-/// An address inside the caller's stack frame (not inlined, so the frame
-/// is the caller's caller's child: every frame above it is the caller's).
+/// The stack pointer inside this (never inlined) function: below every
+/// frame of its caller. Read from the register, not from a local's
+/// address (AddressSanitizer moves locals to a heap "fake stack").
 #[inline(never)]
 pub fn here() -> usize {
-    let marker = 0usize;
-    std::hint::black_box(&marker) as *const usize as usize
+    #[cfg(target_arch = "x86_64")]
+    {
+        let sp: usize;
+        // SAFETY: reads the stack pointer into a register; nothing else.
+        unsafe {
+            std::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags))
+        };
+        sp
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let sp: usize;
+        // SAFETY: as above.
+        unsafe {
+            std::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags))
+        };
+        sp
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let marker = 0usize;
+        std::hint::black_box(&marker) as *const usize as usize
+    }
 }
 
 /// Whether this target can scan its threads' stacks conservatively.
