@@ -138,6 +138,39 @@ impl Options {
 }
 
 /// The n-queens repetitions for `n` queens (about the same work for each n).
+/// Runs every case's runners `reps` times, each repetition starting the
+/// rotation at a different runner (so no runner always goes first);
+/// `before(case, runner, rep)` is called before each run. Skipped runners
+/// are left out.
+pub fn run_alternating(
+    cases: &[Case],
+    reps: usize,
+    timeout: std::time::Duration,
+    mut before: impl FnMut(&Case, &Runner, usize),
+) -> Vec<crate::report::Run> {
+    let mut runs = Vec::new();
+    for rep in 0..reps {
+        for (ci, case) in cases.iter().enumerate() {
+            let n = case.runners.len();
+            for k in 0..n {
+                let ri = (k + rep) % n;
+                let r = &case.runners[ri];
+                if r.skip.is_some() {
+                    continue;
+                }
+                before(case, r, rep);
+                runs.push(crate::report::Run {
+                    case: ci,
+                    runner: ri,
+                    rep,
+                    outcome: crate::process::run(&mut r.command(), timeout),
+                });
+            }
+        }
+    }
+    runs
+}
+
 pub fn nqueens_repeat(n: u32) -> u32 {
     1u32 << (11 - n).min(4)
 }

@@ -416,29 +416,12 @@ fn nqueens(reps: usize, full: bool, timeout: Duration) -> Value {
         .iter()
         .map(|&n| cases::nqueens_conservative(n, &ocaml))
         .collect();
-    let mut runs = Vec::new();
-    for rep in 0..reps {
-        for (ci, case) in cases.iter().enumerate() {
-            let n = case.runners.len();
-            for k in 0..n {
-                let ri = (k + rep) % n;
-                let r = &case.runners[ri];
-                if r.skip.is_some() {
-                    continue;
-                }
-                eprintln!(
-                    "nqueens-conservative: rep {rep}, {}, {}",
-                    case.variant, r.peer
-                );
-                runs.push(report::Run {
-                    case: ci,
-                    runner: ri,
-                    rep,
-                    outcome: process::run(&mut r.command(), timeout),
-                });
-            }
-        }
-    }
+    let runs = cases::run_alternating(&cases, reps, timeout, |case, r, rep| {
+        eprintln!(
+            "nqueens-conservative: rep {rep}, {}, {}",
+            case.variant, r.peer
+        );
+    });
     let summary = report::summarize(&cases, &runs);
     println!("## n-queens with conservative stack roots (cells in Rust locals, no shadow stack) against OCaml; in-process time, {reps} runs each, runners alternating");
     println!("| n | ocaml s | min–max | mosaic (shadow stack) s | min–max | x OCaml | mosaic-conservative s | min–max | x OCaml | results checked |");

@@ -170,29 +170,10 @@ fn main() {
         .expect("template"),
     );
     let timeout = Duration::from_secs(args.timeout);
-    let mut runs = Vec::new();
-    for rep in 0..reps {
-        for (ci, case) in cases.iter().enumerate() {
-            // Alternate: each repetition starts the rotation at a different peer.
-            let n = case.runners.len();
-            for k in 0..n {
-                let ri = (k + rep) % n;
-                let r = &case.runners[ri];
-                if r.skip.is_some() {
-                    continue;
-                }
-                bar.set_message(format!("{} {} {}", case.workload, case.variant, r.peer));
-                let outcome = process::run(&mut r.command(), timeout);
-                runs.push(report::Run {
-                    case: ci,
-                    runner: ri,
-                    rep,
-                    outcome,
-                });
-                bar.inc(1);
-            }
-        }
-    }
+    let runs = cases::run_alternating(&cases, reps, timeout, |case, r, _| {
+        bar.set_message(format!("{} {} {}", case.workload, case.variant, r.peer));
+        bar.inc(1);
+    });
     bar.finish_and_clear();
     let summary = report::summarize(&cases, &runs);
     report::print(&cases, &summary, reps, args.jvm_warmup);

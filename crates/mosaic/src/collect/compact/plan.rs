@@ -76,7 +76,7 @@ struct Dest {
 }
 
 /// Live and pinned-live slots of a page.
-fn counts(d: &PageDesc) -> (usize, usize) {
+pub fn counts(d: &PageDesc) -> (usize, usize) {
     let (mut live, mut pinned) = (0, 0);
     for w in 0..d.slot_count().div_ceil(64) {
         let m = d.mark.word(w);

@@ -6,6 +6,7 @@
 //! (the partly used pages are at most half full on average) and at least
 //! two pages' worth (a small pool is not worth a pause).
 
+use super::plan::counts;
 use crate::collect::core::HeapCore;
 use crate::embedder::Embedder;
 use crate::pool::SizePool;
@@ -15,10 +16,7 @@ pub fn fragmented<E: Embedder>(core: &HeapCore<E>, pool: &SizePool) -> bool {
     let (mut live, mut holes) = (0usize, 0usize);
     for p in pool.pages() {
         let d = core.table.desc(p);
-        let n = d.slot_count();
-        let l = (0..n.div_ceil(64))
-            .map(|w| d.mark.word(w).count_ones() as usize)
-            .sum::<usize>();
+        let (n, l) = (d.slot_count(), counts(d).0);
         live += l;
         if l > 0 {
             holes += n - l;
