@@ -179,6 +179,7 @@ fn diagram(out: &Path, timeout: Duration) -> Result<Value, String> {
                 pool,
                 title: Some(title),
                 cell: 1,
+                column: 6,
             },
         )
         .map_err(|e| e.to_string())?;

@@ -33,9 +33,13 @@ pub struct DiagramOptions {
     pub pool: Option<usize>,
     /// Text drawn above the diagram (and returned in the summary).
     pub title: Option<String>,
-    /// Pixels per slot cell: the column width, and the height of a slot on
-    /// the pages with the most slots. At least 1; default 2.
+    /// Pixels per slot cell: the height of a slot on the pages with the
+    /// most slots, and the column width unless `column` is set. At least 1;
+    /// default 2.
     pub cell: u32,
+    /// Column (page) width in pixels; 0 (the default) means `cell`. Wide
+    /// columns with 1-pixel slots keep a heap of many-slot pages readable.
+    pub column: u32,
 }
 
 impl Default for DiagramOptions {
@@ -45,6 +49,7 @@ impl Default for DiagramOptions {
             pool: None,
             title: None,
             cell: 2,
+            column: 0,
         }
     }
 }
@@ -149,7 +154,7 @@ pub struct Layout {
     pub plot_left: u32,
     /// Top edge of every column (slot 0).
     pub plot_top: u32,
-    /// Width of one column (the cell size).
+    /// Width of one column.
     pub column_width: u32,
     /// Height of every column: the largest slot count times the cell size.
     pub column_height: u32,
@@ -162,11 +167,17 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Lays out `columns` for a diagram with cell size `cell` (at least 1)
-    /// and an optional title. Sizes are computed in 64 bits so that absurd
+    /// Lays out `columns` for a diagram with cell size `cell` (at least 1),
+    /// columns `column` pixels wide (0: `cell`) and an optional title. Sizes are computed in 64 bits so that absurd
     /// inputs can be refused by the caller rather than overflow.
-    pub fn new(columns: &[Column], cell: u32, title: Option<&str>) -> (u64, u64, Layout) {
+    pub fn new(
+        columns: &[Column],
+        cell: u32,
+        column: u32,
+        title: Option<&str>,
+    ) -> (u64, u64, Layout) {
         let cell = cell.max(1);
+        let column = if column == 0 { cell } else { column };
         let max_slots = columns
             .iter()
             .map(|c| c.slots.len())
@@ -175,7 +186,7 @@ impl Layout {
             .max(1);
         let text_h = font::text_height(TEXT_SCALE);
         let column_height = max_slots as u64 * cell as u64;
-        let plot_width = columns.len() as u64 * cell as u64;
+        let plot_width = columns.len() as u64 * column as u64;
         let title_w = title.map_or(0, |t| font::text_width(t, TEXT_SCALE)) as u64;
         let content_w = plot_width.max(title_w).max(legend_width() as u64);
         let width = content_w + 2 * MARGIN as u64;
@@ -189,7 +200,7 @@ impl Layout {
             height: clamp(height),
             plot_left: MARGIN,
             plot_top,
-            column_width: cell,
+            column_width: column,
             column_height: clamp(column_height),
             columns: clamp(columns.len() as u64),
             title_top: title.map(|_| MARGIN),
@@ -323,7 +334,7 @@ mod tests {
                 slots: vec![SlotState::Free; 3],
             },
         ];
-        let (_, _, l) = Layout::new(&cols, 2, None);
+        let (_, _, l) = Layout::new(&cols, 2, 0, None);
         assert_eq!(l.column_height, 16);
         assert_eq!(l.slot_rows(0, 8), (l.plot_top, l.plot_top + 2));
         assert_eq!(l.slot_rows(7, 8), (l.plot_top + 14, l.plot_top + 16));

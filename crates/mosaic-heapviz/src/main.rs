@@ -1,7 +1,7 @@
 //! `mosaic-heapviz`: draws a Mosaic heap dump as a PNG page/slot diagram.
 //!
 //! ```text
-//! mosaic-heapviz DUMP.jsonl -o OUT.png [--order address|pinned] [--pool N] [--title T] [--cell PX]
+//! mosaic-heapviz DUMP.jsonl -o OUT.png [--order address|pinned] [--pool N] [--title T] [--cell PX] [--column PX]
 //! ```
 //!
 //! Prints one summary line on success; on failure prints the reason to
@@ -40,9 +40,12 @@ struct Args {
     /// Title drawn above the diagram.
     #[arg(long)]
     title: Option<String>,
-    /// Pixels per slot cell (column width).
+    /// Pixels per slot cell (and the column width, unless --column).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     cell: u32,
+    /// Column (page) width in pixels; default: the cell size.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    column: Option<u32>,
 }
 
 fn main() -> ExitCode {
@@ -72,6 +75,7 @@ fn run(args: &Args) -> Result<String, String> {
         pool: args.pool,
         title: args.title.clone(),
         cell: args.cell,
+        column: args.column.unwrap_or(0),
     };
     let s = render_png(&dump, &args.output, &opts).map_err(|e| e.to_string())?;
     let large = if s.large_objects > 0 {

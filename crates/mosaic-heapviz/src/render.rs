@@ -140,7 +140,7 @@ pub fn render_bitmap(
     if cols.is_empty() {
         return Err(RenderError::NoPages { pool: opts.pool });
     }
-    let (width, height, geo) = Layout::new(&cols, opts.cell, opts.title.as_deref());
+    let (width, height, geo) = Layout::new(&cols, opts.cell, opts.column, opts.title.as_deref());
     if width.saturating_mul(height) > MAX_PIXELS {
         return Err(RenderError::TooLarge { width, height });
     }

@@ -291,3 +291,33 @@ fn many_slots_and_few_slots_share_the_column_height() {
     assert_eq!(b.pixel(9, 8 + 910), LIVE_COLOR);
     assert_eq!(b.pixel(9, 8 + 1364), LIVE_COLOR);
 }
+
+#[test]
+fn wide_columns_keep_one_pixel_slots() {
+    // The same two pages, slots 1 px tall, columns 5 px wide.
+    let mut d = HeapDump {
+        page_size: 65536,
+        pages: vec![page(1, 0x1000, 0, 1365), page(2, 0x2000, 5, 3)],
+        objects: vec![],
+    };
+    d.pages[0].slot_size = 48;
+    d.objects.push(obj(1, 1364, true));
+    d.objects.push(obj(2, 2, false));
+    let o = DiagramOptions {
+        cell: 1,
+        column: 5,
+        ..Default::default()
+    };
+    let (b, s) = render_bitmap(&d, &o).unwrap();
+    assert_eq!(s.layout.column_height, 1365);
+    assert_eq!(s.layout.column_width, 5);
+    // Page 1 covers x 8..13, page 2 x 13..18.
+    for x in 8..13 {
+        assert_eq!(b.pixel(x, 8 + 1364), PINNED_COLOR, "x {x}");
+        assert_eq!(b.pixel(x, 8 + 1363), FREE_COLOR, "x {x}");
+    }
+    for x in 13..18 {
+        assert_eq!(b.pixel(x, 8 + 909), FREE_COLOR, "x {x}");
+        assert_eq!(b.pixel(x, 8 + 910), LIVE_COLOR, "x {x}");
+    }
+}

@@ -34,9 +34,10 @@ pub trait Tracer {
     unsafe fn visit_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
         let mut p = start;
         while p < end {
-            // SAFETY: inside the readable range the caller vouches for;
-            // volatile, because the words belong to another frame.
-            self.visit_ambiguous(unsafe { p.read_volatile() });
+            // SAFETY: inside the readable, aligned range the caller
+            // vouches for; the words may belong to another thread's frames
+            // (read_word: a load the sanitizers do not instrument).
+            self.visit_ambiguous(unsafe { crate::os::stack::read_word(p) });
             // SAFETY: stays within (or one past) the range.
             p = unsafe { p.add(1) };
         }

@@ -11,7 +11,8 @@
 //!   one kept, pinned object and 50 more (garbage in the PR; kept reachable
 //!   with [`RssSetup::FiftyKept`]), then the wrappers; collect (unless
 //!   [`RssSetup::NoPriorCollect`]), compact; RSS, committed bytes and the
-//!   compaction's time.
+//!   compaction's time. [`RssSetup::SparseOld`] keeps a few objects of the
+//!   garbage block, so its pages are sparse instead of empty.
 //! - [`throughput`]: records of power-law sizes, 80% dropped at random,
 //!   each survivor pointing at another; collect, compact: bytes moved per
 //!   second of compaction.
@@ -75,13 +76,23 @@ pub enum RssSetup {
     NoPriorCollect,
     /// The 50 are kept reachable (movable); no wrappers.
     FiftyKept,
+    /// The seed script, but one object in every [`SPARSE_EVERY`] of the
+    /// garbage block stays reachable (movable), so the block's pages are
+    /// sparse rather than empty after the collection, as old pages of a
+    /// long-running heap are. Not the seed's experiment: it shows where
+    /// the page order matters when emptied pages are given back.
+    SparseOld,
 }
 
+/// One object in this many of [`RssSetup::SparseOld`]'s garbage block stays.
+pub const SPARSE_EVERY: usize = 50;
+
 impl RssSetup {
-    pub const ALL: [RssSetup; 3] = [
+    pub const ALL: [RssSetup; 4] = [
         RssSetup::Seed,
         RssSetup::NoPriorCollect,
         RssSetup::FiftyKept,
+        RssSetup::SparseOld,
     ];
 
     pub fn name(self) -> &'static str {
@@ -89,6 +100,7 @@ impl RssSetup {
             RssSetup::Seed => "seed script (collect, compact)",
             RssSetup::NoPriorCollect => "seed script, compact without prior collect",
             RssSetup::FiftyKept => "50 movable kept per pinned (brief's variant)",
+            RssSetup::SparseOld => "seed script, 1 in 50 of the garbage block kept (variant)",
         }
     }
 }
@@ -317,8 +329,13 @@ const MB: f64 = 1024.0 * 1024.0;
 pub fn rss(order: Order, setup: RssSetup, p: RssParams, config: Config) -> RssOut {
     let heap = Heap::new(fixed(config), CountedVm::default()).expect("heap");
     let mut m = heap.mutator().expect("mutator");
-    for _ in 0..p.garbage {
-        leaf(&mut m);
+    let sparse = setup == RssSetup::SparseOld;
+    let old = vector(&mut m, if sparse { p.garbage / SPARSE_EVERY } else { 0 });
+    for i in 0..p.garbage {
+        let o = leaf(&mut m);
+        if sparse && i % SPARSE_EVERY == 0 && i / SPARSE_EVERY < p.garbage / SPARSE_EVERY {
+            set(&old, i / SPARSE_EVERY, Some(o));
+        }
     }
     let list = vector(&mut m, p.groups);
     let keep_all = setup == RssSetup::FiftyKept;
@@ -357,7 +374,9 @@ pub fn rss(order: Order, setup: RssSetup, p: RssParams, config: Config) -> RssOu
             .filter(|&i| get(&kept, i).is_some())
             .count() as u64
     } else {
-        wrappers_check(&list, &wrappers, p.groups)
+        let kept = if sparse { p.garbage / SPARSE_EVERY } else { 0 };
+        let old_kept = (0..kept).filter(|&i| get(&old, i).is_some()).count() as u64;
+        wrappers_check(&list, &wrappers, p.groups) + old_kept
     };
     RssOut {
         order: order.name().into(),
@@ -566,10 +585,10 @@ mod tests {
         for setup in RssSetup::ALL {
             for order in Order::BOTH {
                 let o = rss(order, setup, p, small());
-                let want = if setup == RssSetup::FiftyKept {
-                    100_000
-                } else {
-                    2000
+                let want = match setup {
+                    RssSetup::FiftyKept => 100_000,
+                    RssSetup::SparseOld => 2000 + 20_000 / SPARSE_EVERY as u64,
+                    _ => 2000,
                 };
                 assert_eq!(o.check, want, "{setup:?} {order:?}: {o:?}");
                 assert!(o.rss_mb > 0.0 && o.committed_mb > 0.0);
