@@ -114,6 +114,12 @@ pub struct Args {
 }
 
 fn main() {
+    // `--launch PROGRAM ARGS...` (internal, before any argument parsing):
+    // run one measured program from a small process (process.rs).
+    let argv: Vec<_> = std::env::args_os().skip(1).collect();
+    if argv.first().is_some_and(|a| a == "--launch") {
+        process::launch(&argv[1..]);
+    }
     let args = Args::parse();
     if let Some(spec) = &args.worker {
         let spec: worker::Spec = serde_json::from_str(spec).expect("worker spec");

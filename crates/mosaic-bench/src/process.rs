@@ -1,8 +1,21 @@
 //! Running one measured process: wall time from spawn to exit, peak RSS and
 //! CPU time (user + system, all threads) from `wait4`'s rusage, and the
 //! `RESULT {json}` / `TIME ms` lines it prints.
+//!
+//! On Linux a child's `ru_maxrss` is never below the peak RSS of the
+//! process that forked it (`exec` keeps the high-water mark of the memory
+//! it replaces, which for a child of this process is this process's). The
+//! suite's own process grows to tens of MB, which would floor every
+//! program's peak RSS there. So runs go through a launcher: this binary
+//! again (`mosaic-bench --launch PROGRAM ARGS...`), freshly started and
+//! small, which forks the program, waits for it and prints its rusage as
+//! a `RUSAGE {json}` line. The floor is then the launcher's own few MB, the
+//! same for every program ([`launcher_floor_mb`]).
 
+use std::ffi::OsString;
 use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -33,8 +46,124 @@ impl Outcome {
     }
 }
 
-/// Runs `cmd` to completion (killed after `timeout`).
+/// This executable, if it is `mosaic-bench` (and so has `--launch`); not
+/// in unit tests, whose executable is the test harness.
+fn launcher() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    (exe.file_name()? == "mosaic-bench").then_some(exe)
+}
+
+/// `cmd` as a run of the launcher: the same program, arguments,
+/// environment and directory.
+fn through_launcher(exe: &PathBuf, cmd: &Command) -> Command {
+    let mut l = Command::new(exe);
+    l.arg("--launch")
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => l.env(k, v),
+            None => l.env_remove(k),
+        };
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        l.current_dir(d);
+    }
+    l
+}
+
+/// `mosaic-bench --launch PROGRAM ARGS...`: runs the program with this
+/// process's standard streams, then prints `RUSAGE {"peak_rss_mb", "cpu_s",
+/// "wall_s"}` of the program alone and exits with its status (128 + the
+/// signal if it was killed). The program is killed if the launcher dies.
+pub fn launch(argv: &[OsString]) -> ! {
+    let Some((prog, rest)) = argv.split_first() else {
+        eprintln!("usage: mosaic-bench --launch PROGRAM [ARGS...]");
+        std::process::exit(2);
+    };
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let mut cmd = Command::new(prog);
+    cmd.args(rest);
+    // SAFETY: runs in the forked child before exec and calls only prctl,
+    // getppid and _exit, which are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != me {
+                libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cannot start {prog:?}: {e}");
+            std::process::exit(127);
+        }
+    };
+    let (status, usage) = wait(child.id() as libc::pid_t);
+    let wall_s = start.elapsed().as_secs_f64();
+    // Reaped by wait4 already; std's Child must not wait again.
+    std::mem::forget(child);
+    println!(
+        "RUSAGE {}",
+        serde_json::json!({
+            "peak_rss_mb": usage.ru_maxrss as f64 / 1024.0,
+            "cpu_s": cpu_seconds(&usage),
+            "wall_s": wall_s,
+        })
+    );
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    std::process::exit(code);
+}
+
+/// Waits for child `pid`: its wait status and rusage.
+fn wait(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child; `status` and `usage` are valid.
+    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    (status, usage)
+}
+
+fn cpu_seconds(usage: &libc::rusage) -> f64 {
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// The peak RSS the launcher reports for a program that uses almost no
+/// memory (`true`): the floor under every peak RSS of the suite. `None`
+/// without the launcher (unit tests).
+pub fn launcher_floor_mb() -> Option<f64> {
+    launcher()?;
+    let o = run(
+        Command::new("sh").args(["-c", "echo 'RESULT {}'"]),
+        Duration::from_secs(30),
+    );
+    o.error.is_none().then_some(o.peak_rss_mb)
+}
+
+/// Runs `cmd` to completion (killed after `timeout`), through the launcher
+/// when this is `mosaic-bench`.
 pub fn run(cmd: &mut Command, timeout: Duration) -> Outcome {
+    match launcher() {
+        Some(exe) => run_direct(&mut through_launcher(&exe, cmd), timeout),
+        None => run_direct(cmd, timeout),
+    }
+}
+
+/// Runs `cmd` itself: its rusage is read by this process (peak RSS floored
+/// at this process's), unless it is the launcher, whose `RUSAGE` line is
+/// the program's own.
+fn run_direct(cmd: &mut Command, timeout: Duration) -> Outcome {
     cmd.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .stdin(Stdio::null());
@@ -71,25 +200,27 @@ pub fn run(cmd: &mut Command, timeout: Duration) -> Outcome {
     });
     let mut out = String::new();
     let _ = stdout.read_to_string(&mut out);
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting for our own child; `status` and `usage` are valid.
-    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let (status, usage) = wait(pid);
     let wall_s = start.elapsed().as_secs_f64();
     let timed_out = killer.join().unwrap_or(false);
     let err = err_reader.join().unwrap_or_default();
     // Reaped by wait4 already; std's Child must not wait again.
     std::mem::forget(child);
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     let mut o = Outcome {
         wall_s,
-        cpu_s: secs(usage.ru_utime) + secs(usage.ru_stime),
+        cpu_s: cpu_seconds(&usage),
         peak_rss_mb: usage.ru_maxrss as f64 / 1024.0,
         ..Outcome::default()
     };
     for line in out.lines() {
-        if let Some(j) = line.strip_prefix("RESULT ") {
+        if let Some(j) = line.strip_prefix("RUSAGE ") {
+            let u: Value = serde_json::from_str(j).unwrap_or_default();
+            let f = |k: &str| u.get(k).and_then(Value::as_f64);
+            if let (Some(rss), Some(cpu), Some(wall)) = (f("peak_rss_mb"), f("cpu_s"), f("wall_s"))
+            {
+                (o.peak_rss_mb, o.cpu_s, o.wall_s) = (rss, cpu, wall);
+            }
+        } else if let Some(j) = line.strip_prefix("RESULT ") {
             match serde_json::from_str::<Value>(j) {
                 Ok(Value::Object(m)) => o.result = m,
                 _ => o.error = Some(format!("unreadable result: {j}")),
