@@ -267,9 +267,8 @@ fn errors_are_reported() {
     );
 }
 
-#[test]
-fn many_slots_and_few_slots_share_the_column_height() {
-    // A page of 1365 slots next to one of 3 slots, cell 1: 1365 px columns.
+/// A page of 1365 slots (the last pinned) next to one of 3 (the last live).
+fn many_and_few() -> HeapDump {
     let mut d = HeapDump {
         page_size: 65536,
         pages: vec![page(1, 0x1000, 0, 1365), page(2, 0x2000, 5, 3)],
@@ -278,6 +277,13 @@ fn many_slots_and_few_slots_share_the_column_height() {
     d.pages[0].slot_size = 48;
     d.objects.push(obj(1, 1364, true));
     d.objects.push(obj(2, 2, false));
+    d
+}
+
+#[test]
+fn many_slots_and_few_slots_share_the_column_height() {
+    // A page of 1365 slots next to one of 3 slots, cell 1: 1365 px columns.
+    let d = many_and_few();
     let o = DiagramOptions {
         cell: 1,
         ..Default::default()
@@ -295,14 +301,7 @@ fn many_slots_and_few_slots_share_the_column_height() {
 #[test]
 fn wide_columns_keep_one_pixel_slots() {
     // The same two pages, slots 1 px tall, columns 5 px wide.
-    let mut d = HeapDump {
-        page_size: 65536,
-        pages: vec![page(1, 0x1000, 0, 1365), page(2, 0x2000, 5, 3)],
-        objects: vec![],
-    };
-    d.pages[0].slot_size = 48;
-    d.objects.push(obj(1, 1364, true));
-    d.objects.push(obj(2, 2, false));
+    let d = many_and_few();
     let o = DiagramOptions {
         cell: 1,
         column: 5,
