@@ -140,12 +140,12 @@ fn cpu_seconds(usage: &libc::rusage) -> f64 {
 }
 
 /// The peak RSS the launcher reports for a program that uses almost no
-/// memory (`true`): the floor under every peak RSS of the suite. `None`
-/// without the launcher (unit tests).
+/// memory (a shell printing a result line): the floor under every peak
+/// RSS of the suite. `None` without the launcher (unit tests).
 pub fn launcher_floor_mb() -> Option<f64> {
     launcher()?;
     let o = run(
-        Command::new("sh").args(["-c", "echo 'RESULT {}'"]),
+        Command::new("sh").args(["-c", "echo 'RESULT {\"check\": 0}'"]),
         Duration::from_secs(30),
     );
     o.error.is_none().then_some(o.peak_rss_mb)

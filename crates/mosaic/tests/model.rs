@@ -25,6 +25,8 @@ mod common;
 mod model_graph;
 #[path = "model/moving.rs"]
 mod moving;
+#[path = "model/regression.rs"]
+mod regression;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
