@@ -177,7 +177,8 @@ pub fn nqueens_repeat(n: u32) -> u32 {
 
 /// `nqueens-conservative` (part of `--only compaction`): OCaml, Mosaic with
 /// its shadow stack and Mosaic with conservative stack roots, normalised to
-/// OCaml, the result count checked.
+/// OCaml, the result count checked. The main suite's `nqueens` case is
+/// this one with the C peers added.
 pub fn nqueens_conservative(n: u32, ocaml: &Built) -> Case {
     let repeat = nqueens_repeat(n);
     let spec = |conservative| Spec::Nqueens {
@@ -460,43 +461,19 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
         let repeat = nqueens_repeat(n);
         let a = |m: &str| [s(m), s(n), s(repeat)];
         let c = |name: &str, runtime| peer(name, runtime, &peers.c_nqueens, &a(name), &[]);
-        cases.push(Case {
-            workload: "nqueens",
-            variant: format!("{n} queens x{repeat}"),
-            metric: Metric::Inner,
-            expected: Some(nqueens::solutions(n)),
-            baseline: "ocaml",
-            heap_factor: None,
-            runners: vec![
-                peer(
-                    "ocaml",
-                    Runtime::OCaml,
-                    &peers.ocaml_nqueens,
-                    &[s(n), s(repeat)],
-                    &[],
-                ),
+        // OCaml and both Mosaic runners, with the C peers after OCaml.
+        let mut case = nqueens_conservative(n, &peers.ocaml_nqueens);
+        case.workload = "nqueens";
+        case.runners.splice(
+            1..1,
+            [
                 c("boehm", Runtime::Boehm),
                 c("malloc", Runtime::Manual),
                 c("free", Runtime::Manual),
                 c("bump", Runtime::Manual),
-                mosaic(
-                    "mosaic",
-                    Spec::Nqueens {
-                        n,
-                        repeat,
-                        conservative: false,
-                    },
-                ),
-                mosaic(
-                    "mosaic-conservative",
-                    Spec::Nqueens {
-                        n,
-                        repeat,
-                        conservative: true,
-                    },
-                ),
             ],
-        });
+        );
+        cases.push(case);
     }
 
     // Variable-size records: Mosaic's classes vs Ruby's pools vs 40-byte pool + malloc.
