@@ -128,8 +128,11 @@ fn no_pointers_objects_are_never_traced() {
     // SAFETY: the byte string has 64 payload bytes.
     unsafe { (b.as_ptr().add(HEADER) as *mut usize).write(target.addr()) };
     set_field(v, 0, Some(b));
+    // `UNINIT` alone implies `NO_POINTERS`, for a large object too.
+    let big = m.alloc_with(HEADER + 100_000, AllocFlags::UNINIT).unwrap();
+    set_field(v, 1, Some(init_uncleared(big, BYTES, 100_000, 3)));
     m.collect();
-    assert_eq!(heap.stats().last_marked, 2);
+    assert_eq!(heap.stats().last_marked, 3);
     assert_eq!(
         heap.embedder()
             .traced

@@ -55,7 +55,8 @@ impl LargeSpace {
             table.desc(p).init_large_tail(head);
         }
         d.alloc.set(0);
-        if flags.contains(AllocFlags::NO_POINTERS) {
+        // `UNINIT` implies `NO_POINTERS` (large objects are zeroed anyway).
+        if flags.contains(AllocFlags::NO_POINTERS) || flags.contains(AllocFlags::UNINIT) {
             d.no_pointers.set(0);
         }
         if flags.contains(AllocFlags::NEEDS_CLEANUP) {

@@ -188,7 +188,7 @@ fn init(obj: ObjRef, size: usize, tag: u32, len: u32, id: u64) -> ObjRef {
 }
 
 /// Writes the header of a fresh allocation that may hold old bytes.
-fn init_uncleared(obj: ObjRef, tag: u32, len: u32, id: u64) -> ObjRef {
+pub fn init_uncleared(obj: ObjRef, tag: u32, len: u32, id: u64) -> ObjRef {
     // SAFETY: the 16-byte header fits in every object made here.
     unsafe {
         (obj.as_ptr() as *mut u32).write(tag);

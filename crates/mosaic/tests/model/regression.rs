@@ -1,11 +1,14 @@
 //! A case the `compaction` proptest found in a CI run on 2026-11-22
-//! (shrunk by proptest, printed with `{:?}`): an explicit address-order
-//! compaction leaves a stale reference in an object field ("the word at
-//! offset 24 of object … holds …, the old address of an object moved to
-//! …"). Not deterministic: the same ops fail in about 1 run of 3 on one
-//! machine (addresses, thread timing or hash order differ). Replayed by
-//! `compaction_regression_2026_11_22` below (ignored until fixed):
-//! `cargo test -p mosaic --test model -- --ignored compaction_regression`.
+//! (shrunk by proptest, printed with `{:?}`). `verify_compaction` reported
+//! "the word at offset 24 of object … holds …, the old address of an
+//! object moved to …" in about 1 run of 3: the object was an uncleared
+//! (`UNINIT`) 7-byte string in a 32-byte slot, and offset 24 lay past its
+//! end, where a dead object's field was left. The verifier read words of a
+//! pointer-free object; it no longer does (`tests/compaction.rs`
+//! `verify_compaction_ignores_addresses_in_pointer_free_objects`). Whether
+//! the dead word pointed at a moved object varied between runs; the
+//! source of that variation (addresses differ in each run, and the
+//! collector's maps hash them) was not pinned down.
 
 use mosaic::{CompactPolicy, Config};
 
@@ -16,7 +19,6 @@ use super::{run, small_config};
 
 /// The `compaction` proptest's configurations on the case below.
 #[test]
-#[ignore = "open bug: a field keeps a moved object's old address"]
 fn compaction_regression_2026_11_22() {
     let ops = ops();
     for gc_threads in [1, 2] {

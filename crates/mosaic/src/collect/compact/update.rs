@@ -161,10 +161,12 @@ impl<'h> StaleCheck<'h> {
         }
     }
 
-    /// Checks every word of every live object, whether `trace` reports it
-    /// or not: a field the embedder forgot to report is found too (the
-    /// verification of `verify_compaction`; a byte string holding an old
-    /// address by chance would be reported as well).
+    /// Checks every word of every live object that may hold pointers,
+    /// whether `trace` reports it or not: a field the embedder forgot to
+    /// report is found too (the verification of `verify_compaction`).
+    /// Pointer-free objects (`NO_POINTERS`, `UNINIT`) are skipped: their
+    /// words are data by contract, and an uncleared one's slot may still
+    /// hold a dead object's fields past its end.
     pub fn scan_objects<E: Embedder>(&mut self, core: &HeapCore<E>) {
         let table = self.fwd.table;
         let mut objects = Vec::new();
@@ -172,13 +174,17 @@ impl<'h> StaleCheck<'h> {
             let d = table.desc(p);
             let base = table.page_addr(p);
             d.mark.for_each_set(d.slot_count(), |s| {
-                objects.push((base + s * d.slot_size(), d.slot_size()))
+                if !d.no_pointers.get(s) {
+                    objects.push((base + s * d.slot_size(), d.slot_size()))
+                }
             });
         }
         for a in core.large.objects(table) {
             if let MarkState::Marked(_) = table.mark_state(a) {
-                let head = table.page_index(a).expect("large object in the heap");
-                objects.push((a, table.desc(head).large_size()));
+                let head = table.desc(table.page_index(a).expect("large object in the heap"));
+                if !head.no_pointers.get(0) {
+                    objects.push((a, head.large_size()));
+                }
             }
         }
         for (obj, size) in objects {
