@@ -530,7 +530,8 @@ typedef struct mosaic_fast_path {
 /**
  * A finalizer: runs once for `obj`, with `data` as registered, on a thread
  * running finalizers, with that thread's mutator `m` (see
- * `mosaic_register_finalizer`).
+ * `mosaic_register_finalizer`). `obj` is pinned until it returns, so it
+ * stays valid even if the finalizer allocates and a compaction runs.
  */
 typedef void (*mosaic_finalizer_fn)(struct mosaic_mutator *m, void *obj, void *data);
 

@@ -18,7 +18,8 @@ use crate::heap::{
 
 /// A finalizer: runs once for `obj`, with `data` as registered, on a thread
 /// running finalizers, with that thread's mutator `m` (see
-/// `mosaic_register_finalizer`).
+/// `mosaic_register_finalizer`). `obj` is pinned until it returns, so it
+/// stays valid even if the finalizer allocates and a compaction runs.
 pub type mosaic_finalizer_fn =
     Option<unsafe extern "C" fn(m: *mut mosaic_mutator, obj: *mut c_void, data: *mut c_void)>;
 

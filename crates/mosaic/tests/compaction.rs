@@ -360,6 +360,39 @@ fn verify_compaction_ignores_addresses_in_pointer_free_objects() {
     }
 }
 
+/// A finalizer is handed its object as a plain `ObjRef`; if it allocates
+/// (and so may collect and compact), that object must stay where it is
+/// until the finalizer returns. The model test found a finalizer that
+/// allocated, then resurrected its object by its old address.
+#[test]
+fn an_object_stays_put_while_its_finalizer_runs() {
+    let h = heap(Config {
+        verify_compaction: true,
+        ..config()
+    });
+    let mut m = h.mutator().unwrap();
+    let child = new_pair(&mut m, 8, None, None).unwrap();
+    let obj = new_pair(&mut m, 7, Some(child), None).unwrap();
+    m.register_finalizer(obj, mosaic::FinalizerOrder::Unordered, |m, obj| {
+        let before = obj.addr();
+        m.collect(); // moves every movable object
+        assert!(m.heap().is_pinned(obj), "pinned while its finalizer runs");
+        assert_eq!(obj.addr(), before);
+        assert_eq!(header(obj).2, 7, "the object is still at its address");
+        assert_eq!(header(field(obj, 0).unwrap()).2, 8);
+        m.heap().embedder().globals.lock().push(obj.addr()); // resurrect
+    })
+    .unwrap();
+    m.collect(); // queues the finalizer
+    assert_eq!(m.run_finalizers().unwrap(), 1);
+    m.collect();
+    m.collect();
+    let g = ObjRef::from_ptr(h.embedder().globals.lock()[0] as *mut u8).unwrap();
+    assert!(!h.is_pinned(g), "unpinned once the finalizer returned");
+    assert_eq!(header(g).2, 7, "the resurrected object survived, moved");
+    assert_eq!(header(field(g, 0).unwrap()).2, 8);
+}
+
 #[test]
 fn a_dump_lists_every_object_with_its_flags_and_type() {
     let h = heap(config());

@@ -56,7 +56,10 @@ impl<E: Embedder> Mutator<E> {
     /// `f` never runs inside a pause or an allocation: collections queue
     /// ready finalizers, and they run in [`Mutator::run_finalizers`] (or on
     /// the thread of [`Heap::start_finalizer_thread`]), given that thread's
-    /// mutator, so they may allocate and use heap objects. Finalizers still
+    /// mutator, so they may allocate and use heap objects. While `f` runs,
+    /// its object is rooted and pinned: a compaction that `f` causes does
+    /// not move it, so the `ObjRef` `f` is given stays valid (anything else
+    /// it holds as a plain `ObjRef` may move, as anywhere). Finalizers still
     /// registered or queued when the heap is dropped never run (`on_free`
     /// still does). Refused if `obj` is not an object of this heap or
     /// already has a finalizer.
@@ -109,10 +112,25 @@ impl<E: Embedder> Mutator<E> {
                 .downcast::<FinalizerFn<E>>()
                 .expect("a finalizer payload is a FinalizerFn");
             let obj = root.get().expect("a rooted finalizable object");
+            // Pinned while `f` runs: it holds `obj` as a plain reference,
+            // and a collection it causes may compact. Unpinned even if `f`
+            // panics.
+            core.pins.pin(addr);
+            let pin = PinnedWhileRunning(self.heap.clone(), addr);
             n += 1;
             f(self, obj);
+            drop(pin);
             drop(root);
         }
+    }
+}
+
+/// Removes the pin of an object whose finalizer ran (or panicked).
+struct PinnedWhileRunning<E: Embedder>(Arc<HeapInner<E>>, usize);
+
+impl<E: Embedder> Drop for PinnedWhileRunning<E> {
+    fn drop(&mut self) {
+        self.0.core.pins.unpin(self.1);
     }
 }
 

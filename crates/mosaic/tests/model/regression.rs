@@ -17,10 +17,22 @@ use super::moving::MovingOp::*;
 use super::Op::{self, *};
 use super::{run, small_config};
 
-/// The `compaction` proptest's configurations on the case below.
+/// The `compaction` proptest's configurations on `ops`.
 #[test]
 fn compaction_regression_2026_11_22() {
-    let ops = ops();
+    every_compaction_config(&ops());
+}
+
+/// A second case (found by a 300-case run, shrunk by hand): an ordered
+/// finalizer allocated, so `verify_compaction` moved its object, and then
+/// resurrected it by the address it had been given (stale). A finalizer's
+/// object is now pinned while it runs.
+#[test]
+fn finalizer_that_allocates_then_resurrects() {
+    every_compaction_config(&finalizer_ops());
+}
+
+fn every_compaction_config(ops: &[Op]) {
     for gc_threads in [1, 2] {
         let config = Config {
             compact: CompactPolicy::Always,
@@ -28,14 +40,14 @@ fn compaction_regression_2026_11_22() {
             gc_threads,
             ..small_config()
         };
-        run(config, &ops);
+        run(config, ops);
     }
     run(
         Config {
             compact: CompactPolicy::Auto,
             ..small_config()
         },
-        &ops,
+        ops,
     );
     run(
         Config {
@@ -43,7 +55,7 @@ fn compaction_regression_2026_11_22() {
             gc_threads: 2,
             ..small_config()
         },
-        &ops,
+        ops,
     );
 }
 
@@ -622,5 +634,33 @@ pub fn ops() -> Vec<Op> {
         New { kind: Bytes { len: 65273, cleanup: true }, root: false, into: (1283494457115756486, 13154534177060758364) },
         UnregisterSlot { holder: 15336424377726300907, field: 12371074219664918431 },
         New { kind: Vector(31), root: false, into: (2063995947844836167, 4602902034857160649) },
+    ]
+}
+
+#[rustfmt::skip]
+fn finalizer_ops() -> Vec<Op> {
+    vec![
+        New { kind: Pair, root: true, into: (548082754902647055, 6440151618797098657) },
+        NewEphemeron { key: Some(16653929876885993348), value: Some(12016826510616335527), root: true, into: (9678120940697071945, 10018880091227588424) },
+        New { kind: WeakBox(4), root: true, into: (16566185855665829439, 11550304250032233342) },
+        New { kind: Vector(35), root: false, into: (8723607468930410216, 14902455777283251622) },
+        New { kind: WeakBox(6946), root: false, into: (3894832867069005507, 13920108834785409874) },
+        NewEphemeron { key: Some(1100227693229577831), value: Some(10633115773139908029), root: false, into: (15270416907711024246, 6680549533913414185) },
+        DropRoot { index: 12246080807306986002 },
+        DropRoot { index: 7155288308715111774 },
+        Finalizer { target: 13945779732761156810, ordered: true, then: Resurrect, alloc: true },
+        New { kind: Bytes { len: 431, cleanup: true }, root: false, into: (14809230283743568084, 2983145863569066761) },
+        New { kind: WeakBox(13552), root: false, into: (4924496296536885041, 18053872190975119590) },
+        New { kind: Pair, root: false, into: (7517164535073631505, 4385515962021901453) },
+        DropRoot { index: 2601253093832490413 },
+        New { kind: Bytes { len: 106429, cleanup: true }, root: true, into: (3813311087151140846, 2997758453945667606) },
+        New { kind: WeakBox(3), root: false, into: (2970070118599608645, 14112537389854511402) },
+        New { kind: Vector(20), root: false, into: (6764537991031143297, 1644086486113932399) },
+        New { kind: WeakBox(16240), root: false, into: (90055831554120628, 4783501928505696412) },
+        New { kind: WeakBox(8064), root: true, into: (16815856561408572513, 6435704393151946907) },
+        New { kind: Bytes { len: 318, cleanup: false }, root: false, into: (1889177692322182603, 10297373269269687763) },
+        New { kind: Bytes { len: 7205, cleanup: false }, root: false, into: (14579187301734664518, 11696373326118603160) },
+        NewEphemeron { key: None, value: Some(10300480143019636993), root: false, into: (14518302951168157313, 17899270819351844527) },
+        RunFinalizers,
     ]
 }
