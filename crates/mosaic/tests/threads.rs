@@ -102,3 +102,53 @@ fn a_thread_in_a_blocking_region_does_not_hold_up_collections() {
     done.wait();
     t.join().unwrap();
 }
+
+/// Eight threads (on however few cores) keep rings of live objects in a
+/// heap four times their size and allocate fast enough to fill it again
+/// between one thread's collection and the next time that thread runs.
+/// A thread that waited for another's collection and then found the heap
+/// full again must collect itself, not report out of memory (it did, in
+/// about half the runs of the `threads` benchmark at 8 threads).
+#[test]
+fn a_full_heap_shared_by_eight_threads_is_not_out_of_memory() {
+    const RING: usize = 4096;
+    const ALLOCS: u64 = 200_000;
+    // Live: 8 rings of 4096 32-byte objects (16 pages of 64 KiB) and their
+    // vectors (large objects, a page each): 24 pages, 1.5 MiB. The heap
+    // holds 80 pages: 3.3 times that (the threads' current pages included).
+    let heap = heap(Config {
+        max_heap: 5 << 20,
+        heap_min: 64 << 10,
+        heap_policy: mosaic::HeapPolicy::Fixed,
+        ..small_config()
+    });
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let heap = heap.clone();
+            std::thread::spawn(move || {
+                let mut m = heap.mutator().unwrap();
+                let v = new_vector(&mut m, t, RING).unwrap();
+                let ring = m.root(v).unwrap();
+                for i in 0..ALLOCS {
+                    let id = t << 32 | i;
+                    let o = new_bytes(&mut m, id, 16, mosaic::AllocFlags::UNINIT)
+                        .unwrap_or_else(|e| panic!("thread {t}, allocation {i}: {e}"));
+                    set_field(ring.get().unwrap(), i as usize % RING, Some(o));
+                }
+                // Slot s holds the last allocation i with i % RING == s.
+                let v = ring.get().unwrap();
+                for s in 0..RING as u64 {
+                    let i = (ALLOCS - 1 - s) / RING as u64 * RING as u64 + s;
+                    assert_eq!(header(field(v, s as usize).unwrap()).2, t << 32 | i);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(
+        heap.stats().collections > 8,
+        "the heap filled up many times"
+    );
+}

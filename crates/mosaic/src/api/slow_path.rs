@@ -2,11 +2,15 @@
 //! trigger, and what an allocation does when the heap is full.
 //!
 //! Invariant: an allocation reports out of memory only when a collection
-//! it ran (or waited for) left no page for it, no other thread is in the
-//! middle of a sweep (whose freed pages are not visible yet) and no other
-//! collection has happened or is pending since. The thread that collects
-//! because the heap is full takes its memory before the world resumes, so
-//! other threads cannot use up what that collection freed first.
+//! it ran itself left no page for it (after sweeping everything, inside
+//! that pause), no other thread is in the middle of a sweep (whose freed
+//! pages are not visible yet) and no other collection has happened or is
+//! pending since. The thread that collects because the heap is full takes
+//! its memory before the world resumes, so other threads cannot use up
+//! what that collection freed first. A thread that only waited for another
+//! thread's collection proves nothing by finding the heap full again
+//! afterwards (the others may have refilled it while it was not running):
+//! it collects itself next.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
@@ -25,12 +29,20 @@ use super::{Mutator, PauseGuard, REPORT_BYTES};
 /// other threads keep refilling it.
 const MAX_FULL_COLLECTIONS: u32 = 4;
 
+/// Most collections of other threads one allocation waits for after
+/// finding the heap full (a bound against livelock, far above what
+/// contention needs: each wait is followed by a try to collect itself).
+const MAX_WAITED_COLLECTIONS: u32 = 64;
+
 /// What one allocation has done about a full heap.
 #[derive(Default)]
 struct Exhaustion {
-    /// Collections run (or waited for) because no page was left.
+    /// Collections this thread ran because no page was left.
     collections: u32,
-    /// The collection count after the last of them.
+    /// Collections it waited for instead (another thread was collecting).
+    waited: u32,
+    /// The collection count after the last collection it ran; `None` after
+    /// waiting for another thread's.
     after: Option<u64>,
 }
 
@@ -166,7 +178,7 @@ impl<E: Embedder> Mutator<E> {
         }
         let now = core.counters.collections.load(Relaxed);
         let another = e.after != Some(now) || heap.world.requested();
-        if !another || e.collections >= MAX_FULL_COLLECTIONS {
+        if !another || e.collections >= MAX_FULL_COLLECTIONS || e.waited >= MAX_WAITED_COLLECTIONS {
             return Full::OutOfMemory;
         }
         let mut panic = PanicSlot::default();
@@ -181,8 +193,13 @@ impl<E: Embedder> Mutator<E> {
             }
             got
         });
-        e.collections += 1;
-        e.after = Some(core.counters.collections.load(Relaxed));
+        if took.is_some() {
+            e.collections += 1;
+            e.after = Some(core.counters.collections.load(Relaxed));
+        } else {
+            e.waited += 1;
+            e.after = None;
+        }
         // Whatever was taken is consistent (a page is the mutator's, a
         // large object allocated): an on_free panic may continue.
         panic.resume();
