@@ -104,7 +104,7 @@ fn a_thread_in_a_blocking_region_does_not_hold_up_collections() {
 }
 
 /// Eight threads (on however few cores) keep rings of live objects in a
-/// heap four times their size and allocate fast enough to fill it again
+/// heap 3.3 times their live pages and allocate fast enough to fill it again
 /// between one thread's collection and the next time that thread runs.
 /// A thread that waited for another's collection and then found the heap
 /// full again must collect itself, not report out of memory (it did, in
