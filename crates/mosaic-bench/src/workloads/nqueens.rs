@@ -54,30 +54,24 @@ fn xy(c: ObjRef) -> (i32, i32) {
     }
 }
 
+/// Writes a fresh 16-byte cell: `next`, then x and y.
 #[inline]
-fn safe(x1: i32, y1: i32, x2: i32, y2: i32) -> bool {
-    x1 != x2 && y1 != y2 && x2 - x1 != y2 - y1 && x1 - y2 != x2 - y1
+fn init_cell(c: ObjRef, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
+    // SAFETY: a fresh 16-byte cell.
+    unsafe {
+        (c.as_ptr() as *mut *mut u8).write(tail.map_or(std::ptr::null_mut(), |t| t.as_ptr()));
+        let p = c.as_ptr().add(8) as *mut i32;
+        p.write(x);
+        p.add(1).write(y);
+    }
+    c
 }
 
-impl Ctx<'_> {
-    /// A new cell; `tail` must be reachable (rooted) by the caller.
-    #[inline]
-    fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
-        let base = self.s.len();
-        if let Some(t) = tail {
-            self.s.push(t);
-        }
-        let c = self.m.alloc_sized::<16>(AllocFlags::NONE).expect("cons");
-        self.s.truncate(base);
-        // SAFETY: a fresh 16-byte cell.
-        unsafe {
-            (c.as_ptr() as *mut *mut u8).write(tail.map_or(std::ptr::null_mut(), |t| t.as_ptr()));
-            let p = c.as_ptr().add(8) as *mut i32;
-            p.write(x);
-            p.add(1).write(y);
-        }
-        c
-    }
+/// What the two searches (shadow stack, conservative roots) share: how a
+/// cell is made differs, `filter` does not.
+trait Cells {
+    /// A new cell in front of `tail`.
+    fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef;
 
     /// The cells of `ps` safe from a queen at (x1, y1), in order, freshly
     /// allocated. `ps` is reachable from the caller's roots.
@@ -91,7 +85,28 @@ impl Ctx<'_> {
             t
         }
     }
+}
 
+#[inline]
+fn safe(x1: i32, y1: i32, x2: i32, y2: i32) -> bool {
+    x1 != x2 && y1 != y2 && x2 - x1 != y2 - y1 && x1 - y2 != x2 - y1
+}
+
+impl Cells for Ctx<'_> {
+    /// `tail` is rooted while the cell is allocated.
+    #[inline]
+    fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
+        let base = self.s.len();
+        if let Some(t) = tail {
+            self.s.push(t);
+        }
+        let c = self.m.alloc_sized::<16>(AllocFlags::NONE).expect("cons");
+        self.s.truncate(base);
+        init_cell(c, x, y, tail)
+    }
+}
+
+impl Ctx<'_> {
     fn length(mut l: Option<ObjRef>) -> u32 {
         let mut n = 0;
         while let Some(c) = l {
@@ -166,31 +181,15 @@ struct Conservative<'a> {
     m: &'a mut Mutator<ConsVm>,
 }
 
-impl Conservative<'_> {
+impl Cells for Conservative<'_> {
     #[inline]
     fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
         let c = self.m.alloc_sized::<16>(AllocFlags::NONE).expect("cons");
-        // SAFETY: a fresh 16-byte cell.
-        unsafe {
-            (c.as_ptr() as *mut *mut u8).write(tail.map_or(std::ptr::null_mut(), |t| t.as_ptr()));
-            let p = c.as_ptr().add(8) as *mut i32;
-            p.write(x);
-            p.add(1).write(y);
-        }
-        c
+        init_cell(c, x, y, tail)
     }
+}
 
-    fn filter(&mut self, x1: i32, y1: i32, ps: Option<ObjRef>) -> Option<ObjRef> {
-        let c = ps?;
-        let t = self.filter(x1, y1, next(c));
-        let (x2, y2) = xy(c);
-        if safe(x1, y1, x2, y2) {
-            Some(self.cons(x2, y2, t))
-        } else {
-            t
-        }
-    }
-
+impl Conservative<'_> {
     fn search(&mut self, n: u32, qs: Option<ObjRef>, ps: Option<ObjRef>, a: u64) -> u64 {
         let Some(c) = ps else {
             return if Ctx::length(qs) == n { a + 1 } else { a };

@@ -196,13 +196,7 @@ impl PageTable {
 
     /// Fills the bytes `[addr, addr + len)` of the heap with zeroes.
     pub fn zero(&self, addr: usize, len: usize) {
-        assert!(
-            addr >= self.base()
-                && addr
-                    .checked_add(len)
-                    .is_some_and(|end| end <= self.base() + self.capacity()),
-            "zeroing {len} bytes at {addr:#x}: outside the heap"
-        );
+        self.check_range(addr, len, "zeroing");
         // SAFETY: the range is inside the heap reservation (checked), which is
         // mapped read/write; callers only zero memory no live object uses.
         unsafe { std::ptr::write_bytes(addr as *mut u8, 0, len) }
