@@ -10,7 +10,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::page::MAX_SLOTS;
+use super::geometry::MAX_SLOTS;
 
 /// Number of 64-bit words in a bitmap.
 pub const WORDS: usize = MAX_SLOTS / 64;

@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use parking_lot::Mutex;
 
-use super::page::{PageKind, PAGE_SIZE};
+use super::geometry::PAGE_SIZE;
+use super::page::PageKind;
 use super::page_resource::PageResource;
 use super::page_table::PageTable;
 use crate::flags::AllocFlags;

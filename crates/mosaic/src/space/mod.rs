@@ -2,6 +2,7 @@
 //!
 //! | file | what lives there |
 //! |---|---|
+//! | `geometry.rs` | page size, shift and mask, the smallest slot, the most slots per page |
 //! | `bitmap.rs` | one bit per slot, 4096 slots per page, atomic words |
 //! | `page.rs` | [`PageDesc`]: kind, slot geometry, and the side bitmaps (mark, alloc, pin, forwarded, no-pointers, needs-cleanup) |
 //! | `page_table.rs` | [`PageTable`]: address → page index → descriptor in O(1); interior address → slot in O(1) by reciprocal multiply |
@@ -15,12 +16,14 @@
 //!   or part of one large object's span.
 
 mod bitmap;
+mod geometry;
 mod large;
 mod page;
 mod page_resource;
 mod page_table;
 
+pub use geometry::{MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
 pub use large::{LargeSpace, LargeStats};
-pub use page::{PageDesc, PageKind, MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
+pub use page::{PageDesc, PageKind};
 pub use page_resource::{PageResource, PageResourceKind, ReleaseBuffer};
 pub use page_table::{Located, MarkState, PageTable};

@@ -7,7 +7,8 @@
 
 use std::io;
 
-use super::page::{PageDesc, PageKind, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
+use super::geometry::{PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
+use super::page::{PageDesc, PageKind};
 use crate::os::Reservation;
 
 /// The heap's address range and its page descriptors.
