@@ -34,7 +34,7 @@
 //! ```
 //!
 //! Layers, lowest first (see ARCHITECTURE.md): `os` → `space` → `pool` →
-//! `alloc` → `collect` → `sched` → the API ([`Heap`], [`Mutator`]). The
+//! `alloc` → `sched` → `collect` → the API ([`Heap`], [`Mutator`]). The
 //! layers are private: the public API is what an embedder needs.
 
 mod alloc;

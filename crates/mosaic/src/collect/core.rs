@@ -85,7 +85,8 @@ impl<E: Embedder> HeapCore<E> {
             .map(|i| SizePool::new(i, classes.slot_size(i), &policy))
             .collect();
         let sizer = HeapSizer::new(config.heap_policy, config.heap_min, max_pages * PAGE_SIZE);
-        let workers = Workers::new(config.gc_workers()).map_err(Error::Workers)?;
+        let workers =
+            Workers::new(config.gc_workers(), |job| in_callback(job)).map_err(Error::Workers)?;
         let timeline = config.trace.as_deref().map(Timeline::new);
         let core = HeapCore {
             sizer,

@@ -1,4 +1,4 @@
-//! Layer 5 — collection: roots, marking, verification, and the pause itself.
+//! Layer 6 — collection: roots, marking, verification, and the pause itself.
 //!
 //! | file | what lives there |
 //! |---|---|

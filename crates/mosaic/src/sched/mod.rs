@@ -1,4 +1,6 @@
-//! Layer 6 — scheduling mutators and the collector.
+//! Layer 5 — scheduling mutators and the collector. Imports no other layer:
+//! the collector (layer 6) runs its phases on [`Workers`] and the API
+//! (layer 7) stops the world with [`World`].
 //!
 //! Today: the stop-the-world handshake ([`World`], `world.rs`) and the
 //! per-thread list of mutators (`threads.rs`). Mutators poll a flag at

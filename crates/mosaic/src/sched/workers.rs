@@ -9,6 +9,11 @@
 //! (mark, release, ...), each a function that shares its work out itself
 //! (work stealing for marking, an atomic cursor over pages for release).
 //!
+//! The pool's threads run every job inside a wrapper given to
+//! [`Workers::new`] (the collector passes the one that marks the thread as
+//! inside a pause, `collect/callbacks.rs`): this layer imports nothing of
+//! the collector's.
+//!
 //! Invariant: a job pointer handed to the pool is used only between the
 //! `generation` bump that publishes it and the moment `running` falls back
 //! to zero, and `run` does not return (nor unwind) before that moment —
@@ -23,10 +28,12 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::collect::in_callback;
-
 /// The job of one phase, as the pool's threads see it.
 type Job = dyn Fn(usize) + Sync;
+
+/// Runs a pool thread's share of a phase: it must call the function it is
+/// given, once.
+pub type Around = fn(&dyn Fn());
 
 /// A pool of `count - 1` GC threads plus the caller of [`Workers::run`].
 pub struct Workers {
@@ -41,6 +48,8 @@ struct Shared {
     wake: Condvar,
     /// Wakes the caller of `run`: the last thread finished its job.
     done: Condvar,
+    /// Wraps every job a pool thread runs.
+    around: Around,
 }
 
 struct State {
@@ -64,8 +73,9 @@ unsafe impl Send for JobPtr {}
 
 impl Workers {
     /// A pool of `count` workers (at least 1): `count - 1` threads named
-    /// `mosaic-gc-N`. Fails only if a thread cannot be spawned.
-    pub fn new(count: usize) -> std::io::Result<Self> {
+    /// `mosaic-gc-N`, each running its jobs inside `around`. Fails only if
+    /// a thread cannot be spawned.
+    pub fn new(count: usize, around: Around) -> std::io::Result<Self> {
         let count = count.max(1);
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
@@ -77,6 +87,7 @@ impl Workers {
             }),
             wake: Condvar::new(),
             done: Condvar::new(),
+            around,
         });
         let mut workers = Workers {
             shared,
@@ -165,7 +176,7 @@ fn worker_loop(shared: &Shared, index: usize) {
         // SAFETY: `run` keeps the job alive until `running` reaches zero,
         // which happens only after this call returns (decrement below).
         let r = catch_unwind(AssertUnwindSafe(|| {
-            in_callback(|| unsafe { (*job)(index) })
+            (shared.around)(&|| unsafe { (*job)(index) })
         }));
         st = shared.state.lock();
         if let Err(p) = r {
@@ -185,7 +196,7 @@ mod tests {
 
     #[test]
     fn every_worker_runs_each_phase_once() {
-        let w = Workers::new(4).unwrap();
+        let w = Workers::new(4, |f| f()).unwrap();
         assert_eq!(w.count(), 4);
         let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
         for _ in 0..100 {
@@ -198,7 +209,7 @@ mod tests {
 
     #[test]
     fn a_job_may_borrow_the_callers_stack_and_sees_its_writes() {
-        let w = Workers::new(3).unwrap();
+        let w = Workers::new(3, |f| f()).unwrap();
         let total = AtomicUsize::new(0);
         let data = vec![1usize; 3000];
         w.run(&|i| {
@@ -210,7 +221,7 @@ mod tests {
 
     #[test]
     fn a_panic_on_a_pool_thread_resumes_after_every_worker_is_done() {
-        let w = Workers::new(3).unwrap();
+        let w = Workers::new(3, |f| f()).unwrap();
         let finished = AtomicUsize::new(0);
         let r = catch_unwind(AssertUnwindSafe(|| {
             w.run(&|i| {
@@ -234,7 +245,7 @@ mod tests {
 
     #[test]
     fn one_worker_is_the_caller_alone() {
-        let w = Workers::new(1).unwrap();
+        let w = Workers::new(1, |f| f()).unwrap();
         let me = std::thread::current().id();
         w.run(&|i| {
             assert_eq!(i, 0);
