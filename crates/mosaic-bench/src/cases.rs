@@ -2,7 +2,7 @@
 //!
 //! | workload | mode | runners | heap |
 //! |---|---|---|---|
-//! | `gcbench`, `gcbench-holes` | quick: 2x, 1 thread; full: 1.5/2/3x, 1 and 2 threads | Mosaic, Boehm, Java Serial/Parallel/G1, Go | multiple of the peak live size, the same limit for everyone |
+//! | `gcbench`, `gcbench-holes` | quick: 2x, 1 thread; full: 1.5/2/3x, 1 and 2 threads | Mosaic, Boehm (GC_MALLOC and inline), Java Serial/Parallel/G1 (warm, and G1 cold), Go | multiple of the peak live size, the same limit for everyone (Boehm: also its initial heap, except with holes) |
 //! | `gcbench-scaled` | full, or `--only gcbench-scaled` | Mosaic, Boehm | 2x the live size of GCBench with stretch and long-lived depth L = 16..24 |
 //! | `heap-sweep` | quick: 1.5/2/4x; full: 1.25..6x | Mosaic under each `MOSAIC_HEAP_POLICY`, Boehm | GCBench with holes at each multiple of its peak live size |
 //! | `binary-trees` | depth 16 quick, 20 full | Mosaic, Boehm, OCaml, Java x3, Go | each runtime's default |
@@ -259,9 +259,28 @@ fn java(
     class: &str,
     args: &[String],
 ) -> Runner {
+    java_runs(gc, peers, o.jvm_warmup, heap, class, args)
+}
+
+/// G1 (the JVM's default collector) with no warm-up run, beside the warm
+/// runners: what a short-lived Java program pays for JIT compilation.
+fn java_cold(peers: &Peers, heap: Option<usize>, class: &str, args: &[String]) -> Runner {
+    let mut r = java_runs("G1", peers, 0, heap, class, args);
+    r.peer += "-cold";
+    r
+}
+
+fn java_runs(
+    gc: &str,
+    peers: &Peers,
+    warmup: u32,
+    heap: Option<usize>,
+    class: &str,
+    args: &[String],
+) -> Runner {
     let mut a = vec![format!("-XX:+Use{gc}GC")];
-    if o.jvm_warmup > 0 {
-        a.push(format!("-Dmosaic.warmup={}", o.jvm_warmup));
+    if warmup > 0 {
+        a.push(format!("-Dmosaic.warmup={warmup}"));
     }
     if let Some(h) = heap {
         a.push(format!("-Xmx{}k", h.div_ceil(1024)));
@@ -290,14 +309,38 @@ fn s(x: impl ToString) -> String {
     x.to_string()
 }
 
-fn boehm_gcbench(peers: &Peers, p: &gcbench::Params, threads: usize, heap: usize) -> Runner {
-    peer(
-        "boehm",
-        Runtime::Boehm,
-        &peers.boehm_gcbench,
-        &p.peer_args(threads),
-        &[("GC_MAXIMUM_HEAP_SIZE", s(heap))],
-    )
+/// The environment that gives the Boehm collector `heap` bytes: the cap
+/// (`GC_MAXIMUM_HEAP_SIZE`) and, so that it is memory to use and not only a
+/// cap, the initial heap (`GC_INITIAL_HEAP_SIZE`) of the same size: Mosaic
+/// is given its limit as a budget, Boehm would otherwise grow only as its
+/// free-space divisor asks and collect far more often in less memory.
+pub(crate) fn boehm_heap_env(heap: usize) -> [(&'static str, String); 2] {
+    [
+        ("GC_MAXIMUM_HEAP_SIZE", s(heap)),
+        ("GC_INITIAL_HEAP_SIZE", s(heap)),
+    ]
+}
+
+/// GCBench on Boehm: nodes from `GC_MALLOC` ("boehm") and from gc_inline.h's
+/// inline free lists ("boehm-inline"), both with `heap` bytes. With holes,
+/// Boehm runs out of memory when its whole limit is its initial heap (at 2x:
+/// "Out of Memory! Heap size: 31 MiB", also at 90% of the limit; it passes
+/// at 75% and with the cap alone), so there it gets the cap alone and grows
+/// as its free-space divisor asks: the configuration in which it runs.
+fn boehm_gcbench(peers: &Peers, p: &gcbench::Params, threads: usize, heap: usize) -> [Runner; 2] {
+    let env = boehm_heap_env(heap);
+    let env = if p.holes { &env[..1] } else { &env[..] };
+    let args = p.peer_args(threads);
+    [
+        peer("boehm", Runtime::Boehm, &peers.boehm_gcbench, &args, env),
+        peer(
+            "boehm-inline",
+            Runtime::Boehm,
+            &peers.boehm_gcbench_inline,
+            &args,
+            env,
+        ),
+    ]
 }
 
 fn mib(bytes: usize) -> usize {
@@ -329,19 +372,21 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                     expected: Some(p.expected_check()),
                     baseline: "mosaic",
                     heap_factor: Some(f),
-                    runners: vec![
-                        mosaic(
-                            "mosaic",
-                            Spec::Gcbench {
-                                params: p,
-                                threads: t,
-                                max_heap: heap,
-                            },
-                        ),
-                        boehm_gcbench(peers, &p, t, heap),
+                    runners: [mosaic(
+                        "mosaic",
+                        Spec::Gcbench {
+                            params: p,
+                            threads: t,
+                            max_heap: heap,
+                        },
+                    )]
+                    .into_iter()
+                    .chain(boehm_gcbench(peers, &p, t, heap))
+                    .chain([
                         java("Serial", peers, o, Some(heap), "GCBench", &args),
                         java("Parallel", peers, o, Some(heap), "GCBench", &args),
                         java("G1", peers, o, Some(heap), "GCBench", &args),
+                        java_cold(peers, Some(heap), "GCBench", &args),
                         peer(
                             "go",
                             Runtime::Go,
@@ -349,7 +394,8 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                             &args,
                             &[("GOGC", s("off")), ("GOMEMLIMIT", s(heap))],
                         ),
-                    ],
+                    ])
+                    .collect(),
                 });
             }
         }
@@ -369,17 +415,17 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                 expected: Some(p.expected_check()),
                 baseline: "mosaic",
                 heap_factor: Some(2.0),
-                runners: vec![
-                    mosaic(
-                        "mosaic",
-                        Spec::Gcbench {
-                            params: p,
-                            threads: 1,
-                            max_heap: heap,
-                        },
-                    ),
-                    boehm_gcbench(peers, &p, 1, heap),
-                ],
+                runners: [mosaic(
+                    "mosaic",
+                    Spec::Gcbench {
+                        params: p,
+                        threads: 1,
+                        max_heap: heap,
+                    },
+                )]
+                .into_iter()
+                .chain(boehm_gcbench(peers, &p, 1, heap))
+                .collect(),
             });
         }
     }
@@ -410,7 +456,7 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                 )
             })
             .collect();
-        runners.push(boehm_gcbench(peers, &p, 1, heap));
+        runners.extend(boehm_gcbench(peers, &p, 1, heap));
         cases.push(Case {
             workload: "heap-sweep",
             variant: format!("{f}x heap ({} MiB)", mib(heap)),
@@ -442,6 +488,13 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                 &[],
             ),
             peer(
+                "boehm-inline",
+                Runtime::Boehm,
+                &peers.boehm_binary_trees_inline,
+                &args,
+                &[],
+            ),
+            peer(
                 "ocaml",
                 Runtime::OCaml,
                 &peers.ocaml_binary_trees,
@@ -451,6 +504,7 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
             java("Serial", peers, o, None, "BinaryTrees", &args),
             java("Parallel", peers, o, None, "BinaryTrees", &args),
             java("G1", peers, o, None, "BinaryTrees", &args),
+            java_cold(peers, None, "BinaryTrees", &args),
             peer("go", Runtime::Go, &peers.go_binary_trees, &args, &[]),
         ],
     });
@@ -468,6 +522,7 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
             1..1,
             [
                 c("boehm", Runtime::Boehm),
+                c("boehm-inline", Runtime::Boehm),
                 c("malloc", Runtime::Manual),
                 c("free", Runtime::Manual),
                 c("bump", Runtime::Manual),
@@ -551,7 +606,9 @@ mod tests {
         let none: Built = Err("not built in tests".into());
         Peers {
             boehm_gcbench: Ok("/bin/boehm_gcbench".into()),
+            boehm_gcbench_inline: Ok("/bin/boehm_gcbench_inline".into()),
             boehm_binary_trees: none.clone(),
+            boehm_binary_trees_inline: none.clone(),
             c_nqueens: none.clone(),
             alloc_glibc: none.clone(),
             alloc_jemalloc: none.clone(),
@@ -594,13 +651,15 @@ mod tests {
         assert_eq!(scaled[0].expected, Some(p.expected_check()));
         let boehm = &scaled[0].runners[1];
         assert_eq!(boehm.args, p.peer_args(1));
-        assert_eq!(
-            boehm.env,
-            [(
-                "GC_MAXIMUM_HEAP_SIZE".to_string(),
-                (2 * p.peak_live_bytes()).to_string()
-            )]
-        );
+        let heap = (2 * p.peak_live_bytes()).to_string();
+        let env = [
+            ("GC_MAXIMUM_HEAP_SIZE".to_string(), heap.clone()),
+            ("GC_INITIAL_HEAP_SIZE".to_string(), heap),
+        ];
+        assert_eq!(boehm.env, env);
+        let inline = &scaled[0].runners[2];
+        assert_eq!(inline.peer, "boehm-inline");
+        assert_eq!((&inline.args, &inline.env), (&boehm.args, &boehm.env));
         let full = Options {
             full: true,
             ..quick
@@ -618,6 +677,13 @@ mod tests {
             .map(|(_, v)| v.as_str())
             .collect();
         assert_eq!(policies, ["fixed", "proportional", "adaptive"]);
+        let boehms: Vec<&str> = sweep[0]
+            .runners
+            .iter()
+            .filter(|r| r.runtime == Runtime::Boehm)
+            .map(|r| r.peer.as_str())
+            .collect();
+        assert_eq!(boehms, ["boehm", "boehm-inline"]);
     }
 
     #[test]
@@ -633,9 +699,16 @@ mod tests {
             .filter(|r| r.runtime == Runtime::Java)
             .collect();
         assert!(!java.is_empty());
-        assert!(java
+        // Every warm runner warms up; one cold G1 runner per case does not.
+        let (cold, warm): (Vec<&Runner>, Vec<&Runner>) =
+            java.iter().partition(|r| r.peer.ends_with("-cold"));
+        assert!(warm
             .iter()
             .all(|r| r.args.contains(&"-Dmosaic.warmup=3".to_string())));
+        assert!(!cold.is_empty() && cold.iter().all(|r| r.peer == "java-g1-cold"));
+        assert!(cold
+            .iter()
+            .all(|r| !r.args.iter().any(|a| a.contains("warmup"))));
         let cold = all(&Options::default(), &peers());
         assert!(cold
             .iter()

@@ -22,9 +22,11 @@
 //!   monotonic clock (Rust `Instant`, C and OCaml `clock_gettime
 //!   (CLOCK_MONOTONIC)`, Java `System.nanoTime`, Go `time.Since`) and prints
 //!   `TIME ms`, as the published GCBench does. Runtime start-up (JVM boot,
-//!   `GC_INIT`, heap creation) is outside it; JIT compilation is inside it
-//!   unless `--jvm-warmup N` runs the Java benchmark N times first in the same
-//!   JVM (TIME, GC counts and GC time are then the last run's alone).
+//!   `GC_INIT`, heap creation) is outside it. Java runs its benchmark
+//!   `--jvm-warmup N` times (default 3) in the same JVM before the reported
+//!   run (TIME, GC counts and GC time are the last run's alone), so JIT
+//!   compilation is mostly outside it; `java-g1-cold` (no warm-up) shows the
+//!   cold figure beside it.
 //! - **wall**: the whole process, spawn to exit, kept as a second column.
 //! - **cpu**: user + system CPU time of the process, every thread: the
 //!   work a runtime's GC threads do on the other core, which neither the
@@ -97,7 +99,8 @@ pub struct Args {
     only: Vec<String>,
     /// Runs of each Java benchmark in the same JVM before the one reported
     /// (its TIME and GC figures are that last run's alone; 0: one cold run).
-    #[arg(long, default_value_t = 0)]
+    /// A `java-g1-cold` runner (no warm-up) is always beside the warm ones.
+    #[arg(long, default_value_t = 3)]
     jvm_warmup: u32,
     /// Tree depths L of gcbench-scaled (live size about 32·2^(L+1) bytes).
     #[arg(long, value_delimiter = ',', default_values_t = cases::SCALED_DEPTHS)]

@@ -10,7 +10,10 @@ pub type Built = Result<PathBuf, String>;
 /// Every peer program the suite can run.
 pub struct Peers {
     pub boehm_gcbench: Built,
+    /// GCBench with gc_inline.h's inline allocation (`-DBOEHM_INLINE`).
+    pub boehm_gcbench_inline: Built,
     pub boehm_binary_trees: Built,
+    pub boehm_binary_trees_inline: Built,
     pub c_nqueens: Built,
     pub alloc_glibc: Built,
     pub alloc_jemalloc: Built,
@@ -156,6 +159,18 @@ impl Peers {
                 &c.join("binary_trees.c"),
                 &out.join("boehm_binary_trees"),
                 &["-lgc"],
+                boehm,
+            ),
+            boehm_gcbench_inline: cc(
+                &c.join("gcbench.c"),
+                &out.join("boehm_gcbench_inline"),
+                &["-DBOEHM_INLINE", "-lgc", "-lpthread"],
+                boehm,
+            ),
+            boehm_binary_trees_inline: cc(
+                &c.join("binary_trees.c"),
+                &out.join("boehm_binary_trees_inline"),
+                &["-DBOEHM_INLINE", "-lgc"],
                 boehm,
             ),
             c_nqueens: cc(

@@ -223,7 +223,10 @@ fn legend(case: &Case, reps: usize, jvm_warmup: u32) -> Vec<String> {
         if r.runtime == Runtime::Java {
             line += &match jvm_warmup {
                 0 => "; one cold run per JVM (JIT warm-up in the time)".to_string(),
-                n => format!("; the last of {} runs in one JVM", n + 1),
+                n => format!(
+                    "; the last of {} runs in one JVM (java-g1-cold: one cold run, JIT warm-up in the time)",
+                    n + 1
+                ),
             };
         }
         lines.push(line);
@@ -299,14 +302,16 @@ fn nqueens_table(cases: &[Case], summary: &[Summary]) {
     if qs.is_empty() {
         return;
     }
-    println!("== n-queens: time relative to OCaml (seed 003 measured Boehm 1.4-1.7, malloc 2.2-3.1, free 1.9-2.3, bump 1.4-1.7, its region prototype 1.04-1.20) ==");
+    println!("== n-queens: time relative to OCaml, and peak RSS MB (seed 003 measured Boehm 1.4-1.7, malloc 2.2-3.1, free 1.9-2.3, bump 1.4-1.7, its region prototype 1.04-1.20) ==");
     print!("{:<20}", "");
     for &c in &qs {
-        print!("{:>16}", cases[c].variant);
+        print!("{:>18}", cases[c].variant);
     }
     println!();
     for peer in [
+        "ocaml",
         "boehm",
+        "boehm-inline",
         "malloc",
         "free",
         "bump",
@@ -316,7 +321,12 @@ fn nqueens_table(cases: &[Case], summary: &[Summary]) {
         print!("{peer:<20}");
         for &c in &qs {
             let s = summary.iter().find(|s| s.case == c && s.peer == peer);
-            print!("{:>16}", f(s.and_then(|s| s.time_ratio), 2));
+            let cell = format!(
+                "{} {}MB",
+                f(s.and_then(|s| s.time_ratio), 2),
+                f(s.and_then(|s| s.peak_rss_mb), 1)
+            );
+            print!("{cell:>18}");
         }
         println!();
     }
@@ -400,8 +410,8 @@ pub(crate) fn load_font() -> Result<(), String> {
         .map_err(|_| "unreadable font".to_string())
 }
 
-/// One PNG per workload: time relative to the baseline, a bar per runner,
-/// grouped by parameter; for heap-sweep, time, collections and peak RSS
+/// One PNG per workload: time (top) and peak RSS (bottom) relative to the
+/// baseline, a bar per runner, grouped by parameter; for heap-sweep, time, collections and peak RSS
 /// against the heap multiple ([`sweep_chart`]).
 pub fn charts(dir: &Path, cases: &[Case], summary: &[Summary]) -> Result<Vec<String>, String> {
     load_font()?;
@@ -425,86 +435,125 @@ pub fn charts(dir: &Path, cases: &[Case], summary: &[Summary]) -> Result<Vec<Str
             .iter()
             .map(|r| r.peer.clone())
             .collect();
-        let value = |ci: usize, p: &str| {
-            summary
-                .iter()
-                .find(|s| s.case == ci && s.peer == p)
-                .and_then(|s| s.time_ratio)
-        };
-        let ymax = idx
-            .iter()
-            .flat_map(|&ci| peers.iter().filter_map(move |p| value(ci, p)))
-            .fold(1.0f64, f64::max)
-            * 1.15;
         let path = dir.join(format!("{w}.png"));
-        let root = BitMapBackend::new(&path, (1000, 520)).into_drawing_area();
+        let root = BitMapBackend::new(&path, (1000, 900)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let baseline = cases[idx[0]].baseline;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("{w}: time relative to {baseline} (lower is better)"),
-                ("sans-serif", 24),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(50)
-            .build_cartesian_2d(0f64..idx.len() as f64, 0f64..ymax)
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_desc(format!("time / {baseline}"))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        // One label under the middle of each cluster of bars.
-        for (k, &ci) in idx.iter().enumerate() {
-            let label = &cases[ci].variant;
-            let (px, py) = chart.backend_coord(&(k as f64 + 0.5, 0.0));
-            let x = px - (label.len() as i32 * 7) / 2;
-            root.draw(&Text::new(label.clone(), (x, py + 10), ("sans-serif", 15)))
-                .map_err(|e| e.to_string())?;
+        let panels = root.split_evenly((2, 1));
+        type Get = fn(&Summary) -> Option<f64>;
+        let metrics: [(&str, Get); 2] = [("time", |s| s.time_ratio), ("peak RSS", |s| s.rss_ratio)];
+        for (area, (what, get)) in panels.iter().zip(metrics) {
+            let caption = format!("{w}: {what} relative to {baseline} (lower is better)");
+            let y_desc = format!("{what} / {baseline}");
+            bar_panel(area, &caption, &y_desc, cases, &idx, &peers, |ci, p| {
+                summary
+                    .iter()
+                    .find(|s| s.case == ci && s.peer == p)
+                    .and_then(get)
+            })?;
         }
-        let width = 0.8 / peers.len() as f64;
-        for (pi, p) in peers.iter().enumerate() {
-            let color = Palette99::pick(pi).to_rgba();
-            let bars: Vec<Rectangle<(f64, f64)>> = idx
-                .iter()
-                .enumerate()
-                .filter_map(|(k, &ci)| {
-                    let v = value(ci, p)?;
-                    let x0 = k as f64 + 0.1 + pi as f64 * width;
-                    Some(Rectangle::new(
-                        [(x0, 0.0), (x0 + width * 0.9, v)],
-                        color.filled(),
-                    ))
-                })
-                .collect();
-            chart
-                .draw_series(bars)
-                .map_err(|e| e.to_string())?
-                .label(p.as_str())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
-                });
-        }
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, 1.0), (idx.len() as f64, 1.0)],
-                BLACK,
-            )))
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
         files.push(path.display().to_string());
     }
     Ok(files)
+}
+
+/// One bar chart of ratios to the baseline: a cluster of bars per case (its
+/// variant written under it, one line per comma-separated part, so that long
+/// variants do not run into each other), a bar per runner, and the 1.0 line.
+fn bar_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    caption: &str,
+    y_desc: &str,
+    cases: &[Case],
+    idx: &[usize],
+    peers: &[String],
+    value: impl Fn(usize, &str) -> Option<f64>,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let ymax = idx
+        .iter()
+        .flat_map(|&ci| {
+            peers
+                .iter()
+                .filter_map(|p| value(ci, p))
+                .collect::<Vec<_>>()
+        })
+        .fold(1.0f64, f64::max)
+        * 1.15;
+    let labels: Vec<Vec<&str>> = idx
+        .iter()
+        .map(|&ci| cases[ci].variant.split(", ").collect())
+        .collect();
+    let lines = labels.iter().map(Vec::len).max().unwrap_or(1) as u32;
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(12 + 17 * lines)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0f64..idx.len() as f64, 0f64..ymax)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc(y_desc)
+        .draw()
+        .map_err(err)?;
+    // The cluster's width in pixels bounds the label's font size (about
+    // 0.55 em per character).
+    let (left, _) = chart.backend_coord(&(0.0, 0.0));
+    let (right, _) = chart.backend_coord(&(1.0, 0.0));
+    let cluster = (right - left).max(1) as f64;
+    for (k, parts) in labels.iter().enumerate() {
+        let longest = parts.iter().map(|l| l.chars().count()).max().unwrap_or(1) as f64;
+        let size = (cluster * 0.95 / (longest * 0.55)).clamp(8.0, 15.0);
+        // Backend coordinates, made relative to this panel.
+        let (bx, by) = area.get_base_pixel();
+        let (px, py) = chart.backend_coord(&(k as f64 + 0.5, 0.0));
+        let (px, py) = (px - bx, py - by);
+        for (j, line) in parts.iter().enumerate() {
+            let x = px - (line.chars().count() as f64 * size * 0.55 / 2.0) as i32;
+            let y = py + 6 + j as i32 * (size as i32 + 2);
+            area.draw(&Text::new(line.to_string(), (x, y), ("sans-serif", size)))
+                .map_err(err)?;
+        }
+    }
+    let width = 0.8 / peers.len() as f64;
+    for (pi, p) in peers.iter().enumerate() {
+        let color = Palette99::pick(pi).to_rgba();
+        let bars: Vec<Rectangle<(f64, f64)>> = idx
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &ci)| {
+                let v = value(ci, p)?;
+                let x0 = k as f64 + 0.1 + pi as f64 * width;
+                Some(Rectangle::new(
+                    [(x0, 0.0), (x0 + width * 0.9, v)],
+                    color.filled(),
+                ))
+            })
+            .collect();
+        chart
+            .draw_series(bars)
+            .map_err(err)?
+            .label(p.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+    }
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, 1.0), (idx.len() as f64, 1.0)],
+            BLACK,
+        )))
+        .map_err(err)?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)?;
+    Ok(())
 }
 
 /// The curve GC papers plot: for each runner, time, collections and peak

@@ -1,6 +1,8 @@
 /* binary-trees (Benchmarks Game) on the Boehm collector. A leaf is a node
  * with two NULL children, allocated like every other node.
- * usage: binary_trees N   (prints TIME: the body, after GC_INIT) */
+ * usage: binary_trees N   (prints TIME: the body, after GC_INIT)
+ * Built twice: nodes from GC_MALLOC, or (-DBOEHM_INLINE) from gc_inline.h's
+ * inline free lists (a static array, scanned as a root). */
 #include "boehm.h"
 
 typedef struct Node { struct Node *l, *r; } Node;
@@ -12,7 +14,13 @@ static Node *make(int d) {
         l = make(d - 1);
         r = make(d - 1);
     }
+#ifdef BOEHM_INLINE
+    static BoehmFreeLists fl;
+    Node *n;
+    BOEHM_NEW(n, sizeof(Node), fl);
+#else
     Node *n = GC_MALLOC(sizeof(Node));
+#endif
     n->l = l;
     n->r = r;
     return n;

@@ -2,7 +2,9 @@
  * as crates/mosaic-bench/src/workloads/gcbench.rs.
  * usage: gcbench HOLES THREADS [STRETCH LONG_LIVED ARRAY_SIZE MIN_DEPTH MAX_DEPTH]
  * (defaults: the published 18 16 500000 4 16; heap limit: GC_MAXIMUM_HEAP_SIZE).
- * Prints TIME: from starting the threads to joining them (GC_INIT before). */
+ * Prints TIME: from starting the threads to joining them (GC_INIT before).
+ * Built twice: nodes from GC_MALLOC, or (-DBOEHM_INLINE) from gc_inline.h's
+ * inline free lists, one array per thread on its stack (boehm.h). */
 #include <pthread.h>
 #include <string.h>
 #include "boehm.h"
@@ -18,7 +20,12 @@ static int holes;
 static long tree_size(int d) { return (1L << (d + 1)) - 1; }
 static long num_iters(int d) { return 2 * tree_size(stretch_depth) / tree_size(d); }
 
-typedef struct { uint64_t rng; } Thread;
+typedef struct {
+    uint64_t rng;
+#ifdef BOEHM_INLINE
+    BoehmFreeLists fl;
+#endif
+} Thread;
 
 static uint64_t next(Thread *t) {
     uint64_t x = t->rng;
@@ -36,13 +43,22 @@ static void hole(Thread *t) {
     size_t base = (size_t)16 << k;
     GC_MALLOC_ATOMIC(base + (size_t)(next(t) % base));
 }
-static Node *node(void) { return GC_MALLOC(sizeof(Node)); }
+static Node *node(Thread *t) {
+#ifdef BOEHM_INLINE
+    void *n;
+    BOEHM_NEW(n, sizeof(Node), t->fl);
+    return n;
+#else
+    (void)t;
+    return GC_MALLOC(sizeof(Node));
+#endif
+}
 
 static void populate(Thread *t, int depth, Node *n) {
     if (depth <= 0) return;
-    n->left = node();
+    n->left = node(t);
     hole(t);
-    n->right = node();
+    n->right = node(t);
     hole(t);
     populate(t, depth - 1, n->left);
     populate(t, depth - 1, n->right);
@@ -53,7 +69,7 @@ static Node *make_tree(Thread *t, int depth) {
         l = make_tree(t, depth - 1);
         r = make_tree(t, depth - 1);
     }
-    Node *n = node();
+    Node *n = node(t);
     n->left = l;
     n->right = r;
     hole(t);
@@ -65,8 +81,11 @@ static void *run(void *arg) {
     /* The RNG is written at every hole: keep it on this thread's stack, not
      * beside the other threads' in main's array. */
     Thread local = *(Thread *)arg, *t = &local;
+#ifdef BOEHM_INLINE
+    memset(local.fl, 0, sizeof local.fl);
+#endif
     make_tree(t, stretch_depth);
-    Node *long_lived = node();
+    Node *long_lived = node(t);
     populate(t, long_lived_depth, long_lived);
     double *array = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)array_size);
     for (int i = 0; i < array_size / 2; i++) array[i] = 1.0 / i;
@@ -74,7 +93,7 @@ static void *run(void *arg) {
     for (int d = min_depth; d <= max_depth; d += 2) {
         long iters = num_iters(d);
         for (long i = 0; i < iters; i++) {
-            Node *tmp = node();
+            Node *tmp = node(t);
             populate(t, d, tmp);
             trees++;
         }

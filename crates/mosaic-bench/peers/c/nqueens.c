@@ -1,5 +1,6 @@
 /* n-queens over linked lists (seed 003) with five memory managers:
  *   boehm  - GC_MALLOC, the Boehm collector
+ *   boehm-inline - gc_inline.h's GC_MALLOC_WORDS (inline free lists, boehm.h)
  *   malloc - malloc, never freed
  *   free   - malloc, and every cell freed as soon as it is dead
  *   bump   - a bump allocator over one big region, never freed
@@ -8,13 +9,15 @@
 #include "boehm.h"
 
 typedef struct Cell { struct Cell *next; int x, y; } Cell;
-enum { BOEHM, MALLOC, FREE, BUMP } mode;
+enum { BOEHM, BOEHM_INLINE, MALLOC, FREE, BUMP } mode;
+static BoehmFreeLists boehm_fl; /* static: scanned as a root */
 static char *bump_ptr, *bump_end;
 
 static Cell *cons(int x, int y, Cell *next) {
     Cell *c;
     switch (mode) {
     case BOEHM: c = GC_MALLOC(sizeof(Cell)); break;
+    case BOEHM_INLINE: BOEHM_NEW(c, sizeof(Cell), boehm_fl); break;
     case BUMP:
         if (bump_ptr + sizeof(Cell) > bump_end) {
             fprintf(stderr, "bump region exhausted\n");
@@ -65,8 +68,12 @@ int main(int argc, char **argv) {
     const char *m = argc > 1 ? argv[1] : "boehm";
     int n = argc > 2 ? atoi(argv[2]) : 8;
     int repeat = argc > 3 ? atoi(argv[3]) : 1;
-    mode = !strcmp(m, "boehm") ? BOEHM : !strcmp(m, "malloc") ? MALLOC : !strcmp(m, "free") ? FREE : BUMP;
-    if (mode == BOEHM) boehm_init();
+    mode = !strcmp(m, "boehm")          ? BOEHM
+           : !strcmp(m, "boehm-inline") ? BOEHM_INLINE
+           : !strcmp(m, "malloc")       ? MALLOC
+           : !strcmp(m, "free")         ? FREE
+                                        : BUMP;
+    if (mode == BOEHM || mode == BOEHM_INLINE) boehm_init();
     if (mode == BUMP) {
         size_t len = (size_t)16 << 30; /* reserved, touched as used */
         bump_ptr = malloc(len);
@@ -79,7 +86,7 @@ int main(int argc, char **argv) {
     unsigned long long solutions = 0;
     for (int r = 0; r < repeat; r++) solutions = search(n, NULL, ps, 0);
     printf("TIME %.3f\n", (now_ns() - t) / 1e6);
-    if (mode == BOEHM)
+    if (mode == BOEHM || mode == BOEHM_INLINE)
         boehm_result(solutions);
     else
         print_result(solutions, -1, -1);

@@ -5,10 +5,11 @@
 //! `peers/c/threads.c`): the same sizes, counts, ring and clock, timed
 //! from starting the threads to joining them. The collectors get the same
 //! heap limit, [`HEAP_FACTOR`] times the live size of all rings
-//! (Mosaic's `max_heap`, Boehm's `GC_MAXIMUM_HEAP_SIZE`), and otherwise
-//! their defaults (Mosaic's adaptive heap policy and one GC worker per
-//! core, Boehm's free-space divisor and parallel markers as Debian builds
-//! it). The malloc peers free each replaced object and need no limit.
+//! (Mosaic's `max_heap`; Boehm's `GC_MAXIMUM_HEAP_SIZE` and
+//! `GC_INITIAL_HEAP_SIZE`, so that Boehm has the memory and not only a cap),
+//! and otherwise their defaults (Mosaic's adaptive heap policy and one GC
+//! worker per core; Boehm's free-space divisor, with its parallel markers
+//! started and no extra byte per object, `peers/c/boehm.h`). The malloc peers free each replaced object and need no limit.
 //!
 //! Where the runners differ, and which way it leans: Boehm's ring array is
 //! in its heap, Mosaic's is a root array outside it, so each collector's
@@ -22,7 +23,7 @@
 
 use mosaic_bench::workloads::{safepoint, threads};
 
-use super::{mosaic, peer, s, Case, Metric, Options, Runtime};
+use super::{boehm_heap_env, mosaic, peer, Case, Metric, Options, Runtime};
 use crate::peers::{Built, Peers};
 use crate::worker::Spec;
 
@@ -85,7 +86,7 @@ pub fn threads(o: &Options, peers: &Peers) -> Vec<Case> {
                         Runtime::Boehm,
                         &peers.threads_boehm,
                         &args,
-                        &[("GC_MAXIMUM_HEAP_SIZE", s(boehm_heap))],
+                        &boehm_heap_env(boehm_heap),
                     ),
                     c("glibc", &peers.threads_glibc),
                     c("jemalloc", &peers.threads_jemalloc),
@@ -163,13 +164,12 @@ mod tests {
             assert_eq!(spec["params"]["threads"], t);
             let boehm = &case.runners[1];
             assert_eq!(boehm.args, p.peer_args());
-            assert_eq!(
-                boehm.env,
-                [(
-                    "GC_MAXIMUM_HEAP_SIZE".into(),
-                    (HEAP_FACTOR * p.live_bytes()).to_string()
-                )]
-            );
+            let limit = (HEAP_FACTOR * p.live_bytes()).to_string();
+            let env = [
+                ("GC_MAXIMUM_HEAP_SIZE".to_string(), limit.clone()),
+                ("GC_INITIAL_HEAP_SIZE".to_string(), limit),
+            ];
+            assert_eq!(boehm.env, env);
             assert_eq!(boehm.skip, None);
             for r in &case.runners[2..] {
                 assert_eq!(r.args, p.peer_args());

@@ -35,31 +35,33 @@ pub fn threads_table(cases: &[Case], summary: &[Summary]) {
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "== threads: million allocations per second over all threads (speed-up over {}), {cores} cores ==",
+        "== threads: million allocations per second over all threads (speed-up over {}; peak RSS MB), {cores} cores ==",
         head(&first.variant)
     );
     print!("{:<10}", "");
     for (_, c) in &cs {
-        print!("{:>18}", head(&c.variant));
+        print!("{:>24}", head(&c.variant));
     }
     println!();
     for r in &first.runners {
         print!("{:<10}", r.peer);
-        let rate = |ci: usize| {
+        let run = |ci: usize| {
             summary
                 .iter()
                 .find(|s| s.case == ci && s.peer == r.peer && s.failed.is_none())
-                .and_then(|s| s.time)
-                .map(|ns| 1e3 / ns)
         };
+        let rate = |ci: usize| run(ci).and_then(|s| s.time).map(|ns| 1e3 / ns);
         let one = rate(cs[0].0);
         for &(ci, _) in &cs {
+            let rss = run(ci)
+                .and_then(|s| s.peak_rss_mb)
+                .map_or(String::new(), |mb| format!(" {mb:.0}MB"));
             let cell = match (rate(ci), one) {
-                (Some(x), Some(b)) => format!("{x:.1} ({:.2}x)", x / b),
-                (Some(x), None) => format!("{x:.1}"),
+                (Some(x), Some(b)) => format!("{x:.1} ({:.2}x){rss}", x / b),
+                (Some(x), None) => format!("{x:.1}{rss}"),
                 _ => "-".into(),
             };
-            print!("{cell:>18}");
+            print!("{cell:>24}");
         }
         println!();
     }
