@@ -6,8 +6,6 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use parking_lot::Mutex;
 
-use super::compact::CompactionStats;
-
 /// Running totals for one heap.
 pub struct GcCounters {
     pub collections: AtomicU64,
@@ -32,6 +30,25 @@ pub struct GcCounters {
     /// The last compaction, and the sum of all of them (`time` summed).
     pub compaction: Mutex<(CompactionStats, CompactionStats)>,
     pub compactions: AtomicU64,
+}
+
+/// What one compaction did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompactionStats {
+    /// Objects moved (cross-pool moves included).
+    pub objects_moved: u64,
+    /// Bytes of the moved objects (their old slot sizes).
+    pub bytes_moved: u64,
+    /// Moves into another size pool ([`crate::Embedder::resize`]).
+    pub cross_pool_moves: u64,
+    /// Live pinned objects in the compacted pools (they stayed).
+    pub pinned_objects: u64,
+    /// Pages the compaction left with no live object.
+    pub pages_emptied: u64,
+    /// Pools compacted.
+    pub pools: u32,
+    /// Time in the pause: planning, moving, updating, verifying.
+    pub time: Duration,
 }
 
 /// A distribution summary.

@@ -44,8 +44,7 @@ mod weak;
 
 pub use self::core::HeapCore;
 pub use callbacks::{in_callback, inside_callback, PanicSlot};
-pub use compact::CompactionStats;
-pub use counters::{Distribution, GcCounters};
+pub use counters::{CompactionStats, Distribution, GcCounters};
 pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};
 pub use events::{GcEvent, GcReason};

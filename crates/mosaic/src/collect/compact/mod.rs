@@ -35,7 +35,7 @@ mod policy;
 mod update;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use parking_lot::Mutex;
 
@@ -43,30 +43,12 @@ use self::plan::Mode;
 use self::update::{trace_live, visit_roots, Forwarder, StaleCheck};
 use super::callbacks::PanicSlot;
 use super::core::HeapCore;
+use super::counters::CompactionStats;
 use super::roots::RootTable;
 use crate::config::{CompactOrder, CompactPolicy};
 use crate::embedder::Embedder;
 
 pub use policy::fragmented;
-
-/// What one compaction did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CompactionStats {
-    /// Objects moved (cross-pool moves included).
-    pub objects_moved: u64,
-    /// Bytes of the moved objects (their old slot sizes).
-    pub bytes_moved: u64,
-    /// Moves into another size pool ([`crate::Embedder::resize`]).
-    pub cross_pool_moves: u64,
-    /// Live pinned objects in the compacted pools (they stayed).
-    pub pinned_objects: u64,
-    /// Pages the compaction left with no live object.
-    pub pages_emptied: u64,
-    /// Pools compacted.
-    pub pools: u32,
-    /// Time in the pause: planning, moving, updating, verifying.
-    pub time: Duration,
-}
 
 /// A compaction's result: its stats and, in verify modes, a diagnostic.
 pub struct Compacted {
