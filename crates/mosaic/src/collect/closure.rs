@@ -29,6 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::core::HeapCore;
+use super::ephemeron_pass::EphemeronPass;
 use super::mark::Marker;
 use super::par_mark;
 use super::roots::RootTable;
@@ -102,7 +103,7 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
     let pins = marker.take_pins();
     let (objects, bytes) = if core.ephemerons.any() || core.finalizers.any() {
         let mut m = marker.watching();
-        let mut pass = core.ephemerons.begin(table, &mut m);
+        let mut pass = EphemeronPass::begin(&core.ephemerons, table, &mut m);
         pass.drain(table, &mut m, &core.embedder);
         let short = weak.unmarked(table, WeakKind::Short);
         let chosen = core.finalizers.choose(table, |o| {

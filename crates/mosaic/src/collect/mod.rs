@@ -29,6 +29,7 @@ mod compact;
 mod core;
 mod counters;
 mod ephemeron;
+mod ephemeron_pass;
 mod events;
 mod finalize;
 mod handles;

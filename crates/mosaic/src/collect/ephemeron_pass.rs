@@ -1,0 +1,154 @@
+//! The ephemeron fixed point of one collection (step 4 of a collection,
+//! the first of the weak phases; the set itself is `ephemeron.rs`).
+//!
+//! After the strong closure, the pass visits each marked ephemeron: a
+//! marked (or out-of-heap) key makes its value traced; an unmarked key
+//! parks the ephemeron in a table indexed by the key. From then on the
+//! marker *watches* what it newly marks (`Marker<true>`): a newly marked
+//! key releases the values parked on it, and a newly marked ephemeron is
+//! visited as above. Every ephemeron and every object is thus handled a
+//! bounded number of times: the fixed point costs time linear in the
+//! ephemerons plus the objects marked, whatever order a chain of
+//! ephemerons comes in.
+//!
+//! At the end of the collection, an ephemeron whose key stayed unmarked has
+//! its key and value cleared (null), as has the value of an ephemeron with
+//! no key (a null key counts as dead), and a dead ephemeron leaves the set.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::ephemeron::{key_word, value_word, Ephemerons};
+use super::mark::Marker;
+use crate::space::{MarkState, PageTable};
+
+/// The ephemeron fixed point of one collection. It works on a snapshot of
+/// the set, so that no lock is held while `trace` runs (a callback may read
+/// ephemerons through the API).
+pub struct EphemeronPass<'a> {
+    owner: &'a Ephemerons,
+    set: FxHashSet<usize>,
+    /// Unmarked key → ephemerons (marked) waiting for it.
+    waiting: FxHashMap<usize, Vec<usize>>,
+    /// Marked ephemerons with no key: their value is cleared at the end.
+    keyless: Vec<usize>,
+    /// Unmarked keys that count as alive (ordered finalizable objects whose
+    /// children are being marked: they end up marked either way).
+    released: FxHashSet<usize>,
+}
+
+impl<'a> EphemeronPass<'a> {
+    /// Pause, after the strong closure: starts the fixed point by visiting
+    /// every marked ephemeron. The caller then drains with
+    /// [`EphemeronPass::drain`].
+    pub fn begin<const W: bool>(
+        owner: &'a Ephemerons,
+        table: &PageTable,
+        marker: &mut Marker<'_, W>,
+    ) -> Self {
+        let mut pass = EphemeronPass {
+            owner,
+            set: owner.snapshot(),
+            waiting: FxHashMap::default(),
+            keyless: Vec::new(),
+            released: FxHashSet::default(),
+        };
+        let marked: Vec<usize> = pass
+            .set
+            .iter()
+            .copied()
+            .filter(|&e| matches!(table.mark_state(e), MarkState::Marked(_)))
+            .collect();
+        for e in marked {
+            pass.visit_ephemeron(table, e, marker);
+        }
+        pass
+    }
+
+    /// A marked ephemeron: trace its value now if its key is alive, else
+    /// wait for the key.
+    fn visit_ephemeron<const W: bool>(
+        &mut self,
+        table: &PageTable,
+        e: usize,
+        marker: &mut Marker<'_, W>,
+    ) {
+        let key = key_word(e).load(Relaxed);
+        match table.mark_state(key) {
+            // No key is a dead key: the value is not kept, and is cleared
+            // at the end so that it never dangles.
+            _ if key == 0 => self.keyless.push(e),
+            MarkState::Outside | MarkState::Marked(_) => trace_value(e, marker),
+            MarkState::Unmarked(k) if self.released.contains(&k) => trace_value(e, marker),
+            MarkState::Unmarked(k) => self.waiting.entry(k).or_default().push(e),
+            // A key that is no object (freed and reused memory cannot be: the
+            // key was checked when set): nothing to keep.
+            MarkState::NotObject => {}
+        }
+    }
+
+    /// Drains the marker to the ephemeron fixed point: every object newly
+    /// marked is checked for being a waited-for key or an ephemeron.
+    pub fn drain<E: crate::Embedder>(
+        &mut self,
+        table: &PageTable,
+        marker: &mut Marker<'_, true>,
+        embedder: &E,
+    ) {
+        let mut batch = Vec::new();
+        loop {
+            marker.drain(embedder);
+            if marker.newly.is_empty() {
+                return;
+            }
+            std::mem::swap(&mut batch, &mut marker.newly);
+            for &o in &batch {
+                if let Some(es) = self.waiting.remove(&o) {
+                    for e in es {
+                        trace_value(e, marker);
+                    }
+                }
+                if self.set.contains(&o) {
+                    self.visit_ephemeron(table, o, marker);
+                }
+            }
+            batch.clear();
+        }
+    }
+
+    /// An ordered finalizable object's children are being marked as if it
+    /// were reachable: values of ephemerons keyed on it are reachable too,
+    /// now and for the rest of the collection.
+    pub fn release_key<const W: bool>(&mut self, key: usize, marker: &mut Marker<'_, W>) {
+        self.released.insert(key);
+        if let Some(es) = self.waiting.remove(&key) {
+            for e in es {
+                trace_value(e, marker);
+            }
+        }
+    }
+
+    /// Pause, after all marking: clears the ephemerons whose key died and
+    /// forgets the dead ephemerons.
+    pub fn finish(self, table: &PageTable) {
+        for es in self.waiting.values().chain(std::iter::once(&self.keyless)) {
+            for &e in es {
+                key_word(e).store(0, Relaxed);
+                value_word(e).store(0, Relaxed);
+            }
+        }
+        self.owner.forget_dead(table);
+    }
+}
+
+fn trace_value<const W: bool>(e: usize, marker: &mut Marker<'_, W>) {
+    use crate::embedder::Tracer;
+    let w = value_word(e);
+    let old = w.load(Relaxed);
+    let mut p = old as *mut u8;
+    marker.visit(&mut p);
+    if p as usize != old {
+        w.store(p as usize, Relaxed); // a moving collector's update
+    }
+}
