@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
 use crate::alloc::context;
-use crate::collect::{in_callback, GcReason, HeapCore, PanicSlot};
+use crate::collect::{in_callback, run_collection, GcReason, HeapCore, PanicSlot};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -257,7 +257,7 @@ impl<E: Embedder> Mutator<E> {
             let done = core.counters.collections.load(Relaxed);
             if seen.map_or(true, |n| n == done) {
                 let tables = heap.live_root_tables();
-                core.collect(&tables, reason, stop_start);
+                run_collection(core, &tables, reason, stop_start);
             }
             out = Some(then(self));
         }

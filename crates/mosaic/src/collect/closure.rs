@@ -1,4 +1,7 @@
-//! The marking of one collection, weak semantics included.
+//! The marking of one collection, weak semantics included: steps 2–4 of
+//! a collection (`cycle.rs`), as two calls. [`strong_closure`] is step 1
+//! below (the roots and the mark, serial or parallel); [`weak_phases`] is
+//! steps 2–5 (the weak phases).
 //!
 //! 1. The strong closure: root handles, every live mutator's scope slots
 //!    and `mutator_roots`, the embedder's `roots`, and the objects waiting
@@ -19,7 +22,7 @@
 //! waits for the clearing): the cost of a collection without them is
 //! unchanged.
 //!
-//! A panic in `trace` abandons the collection (`core.rs` clears the marks).
+//! A panic in `trace` abandons the collection (`cycle.rs` clears the marks).
 //! Embedder code runs only before anything is cleared or queued: short weak
 //! references are *found* at step 3 but cleared with the rest after the
 //! last `trace`, so an abandoned collection leaves every weak reference,
@@ -28,12 +31,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::core::HeapCore;
 use super::ephemeron_pass::EphemeronPass;
+use super::heap::HeapCore;
 use super::mark::Marker;
 use super::par_mark;
+use super::root_scan::scan_roots;
 use super::roots::RootTable;
-use super::weak::WeakKind;
+use super::weak::{WeakKind, WeakPause};
 use crate::embedder::{Embedder, Tracer};
 use crate::space::{Located, PageTable};
 
@@ -49,42 +53,21 @@ pub struct Marked {
     pub pins: Vec<usize>,
 }
 
-/// Visits every strong root: handles, scopes, `mutator_roots`, `roots`,
-/// and the finalizer queue.
-pub fn scan_roots<E: Embedder, T: Tracer>(
-    core: &HeapCore<E>,
-    handles: &[Arc<RootTable>],
-    tracer: &mut T,
-) {
-    for task in 0..ROOT_TASKS {
-        scan_root_task(core, handles, task, tracer);
-    }
+/// The strong closure, complete: what the weak phases go on from. Holds
+/// both weak handle tables from the start of marking to the end of
+/// [`weak_phases`].
+pub struct Strong<'h> {
+    start: Instant,
+    weak: WeakPause<'h>,
+    marker: Marker<'h>,
 }
 
-/// The strong roots come in this many tasks (parallel marking hands them
-/// to different workers).
-pub const ROOT_TASKS: usize = 3;
-
-/// Visits the roots of one task: 0, the handle tables with every mutator's
-/// scope slots and `mutator_roots` (one task, so the scan holds every
-/// table's lock throughout); 1, the embedder's `roots`; 2, the finalizer
-/// queue.
-pub fn scan_root_task<E: Embedder, T: Tracer>(
-    core: &HeapCore<E>,
+/// Marks everything the strong roots reach (step 1 in the module docs),
+/// on every GC worker when there are several.
+pub fn strong_closure<'h, E: Embedder>(
+    core: &'h HeapCore<E>,
     handles: &[Arc<RootTable>],
-    task: usize,
-    tracer: &mut T,
-) {
-    match task {
-        0 => RootTable::scan_all(handles, tracer, |m, t| core.embedder.mutator_roots(m, t)),
-        1 => core.embedder.roots(tracer),
-        2 => core.finalizers.scan_ready(tracer),
-        _ => unreachable!("root task {task} of {ROOT_TASKS}"),
-    }
-}
-
-/// Marks everything live (see the module docs).
-pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Marked {
+) -> Strong<'h> {
     let start = Instant::now();
     let table = &core.table;
     let weak = core.weak.pause();
@@ -98,6 +81,22 @@ pub fn mark<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> Mark
         marker.drain(&core.embedder);
         core.span("mark", t, Some(("objects", marker.marked as u64)));
     }
+    Strong {
+        start,
+        weak,
+        marker,
+    }
+}
+
+/// The weak phases (steps 2–5 in the module docs): ephemerons, short weak
+/// references, finalizers, long weak references. Returns what marking found.
+pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marked {
+    let Strong {
+        start,
+        weak,
+        mut marker,
+    } = strong;
+    let table = &core.table;
     let weak_start = Instant::now();
     let mut finalizers = 0;
     let pins = marker.take_pins();

@@ -1,55 +1,73 @@
-//! Layer 6 — collection: roots, marking, verification, and the pause itself.
+//! Layer 6 — collection: the heap's state, the phases of a collection, and
+//! the one file that runs them in order.
 //!
 //! | file | what lives there |
 //! |---|---|
-//! | `core.rs` | [`HeapCore`]: every part of a heap below the API, the pause body ([`HeapCore::collect`]), large allocation, trimming |
+//! | `heap.rs` | [`HeapCore`]: the heap's state below the API (config, pools, large space, page resource and table, counters, weak/ephemeron/finalizer tables, events, heap sizer, workers, timeline, pins) and the helpers allocation and the pause share: large allocation, a small object's flags, sweeping, trimming |
+//! | `cycle.rs` | one collection, top to bottom: [`run_collection`] calls each phase in the order of DESIGN.md |
+//! | `root_scan.rs` | the strong roots of a collection, in tasks for the GC workers |
+//! | `closure.rs` | the marking of one collection: strong closure, then the weak phases (ephemerons, short weak, finalizer choice, long weak) |
 //! | `mark.rs` | the marker: explicit mark stack, edge filtering, tracing |
+//! | `par_mark.rs` | the strong closure on every GC worker (work stealing) |
+//! | `ephemeron_pass.rs` | the ephemeron fixed point of one collection |
 //! | `verify.rs` | verify mode's independent walk and its diagnostics |
+//! | `compact/` | compaction (seed 001): which pools (`policy.rs`), the plan with pinned-first page order and cross-pool moves (`plan.rs`), moving on the GC workers (`evacuate.rs`), updating and checking references (`update.rs`); the steps are in `compact/mod.rs` |
+//! | `release.rs` | the release phase: empty pages and dead large objects given back on every GC worker |
 //! | `roots.rs` | root handles for Rust embedders |
-//! | `counters.rs` | timing and pause histograms |
-//! | `callbacks.rs` | embedder callbacks that panic: the heap is made consistent, then the panic continues; the "inside a callback" flag |
-//! | `closure.rs` | the marking of one collection: strong closure, ephemerons, short weak, finalizer choice, long weak |
 //! | `handles.rs` | chunked handle words shared by strong and weak handles |
 //! | `weak.rs` | weak handles (`WeakRoot`) and registered weak slots, short and long |
-//! | `ephemeron.rs` | ephemeron objects and their linear fixed point |
+//! | `ephemeron.rs` | the set of ephemeron objects and their two words |
 //! | `finalize.rs` | finalizer registrations, ordered and unordered choice, the ready queue |
-//! | `events.rs` | GC events and the listener |
-//! | `compact/` | compaction (seed 001): which pools (`policy.rs`), the plan with pinned-first page order and cross-pool moves (`plan.rs`), moving on the GC workers (`evacuate.rs`), updating and checking references (`update.rs`); the steps are in `compact/mod.rs` |
 //! | `pins.rs` | counted pins (`Mutator::pin`) and the pin bits a compaction sets for them and for ambiguous roots |
 //! | `heap_sizing.rs` | when to collect: the heap target, allowance and the fixed / proportional / adaptive policies |
+//! | `events.rs` | GC events and the listener |
+//! | `counters.rs` | timing, pause histograms, compaction stats |
+//! | `timeline.rs` | the pause timeline (`MOSAIC_TRACE`) |
+//! | `callbacks.rs` | embedder callbacks that panic: the heap is made consistent, then the panic continues; the "inside a callback" flag |
 //!
-//! A pause: finish sweeping the previous cycle (so every alloc bit is exact)
-//! → mark (`closure.rs`: strong roots, then the weak semantics) → verify (if asked) → sweep
-//! large objects eagerly → every pool's pages become unswept → (eager mode:
-//! sweep them now). Mutators then sweep lazily as they allocate.
+//! Imports go one way (checked by `scripts/check-imports.sh`): the tables
+//! and tools (`roots.rs`, `weak.rs`, `ephemeron.rs`, `finalize.rs`,
+//! `mark.rs`, `counters.rs`, ...) import no other collect file but each
+//! other; `heap.rs` imports the tables and no phase; every phase imports
+//! `heap.rs` and never `cycle.rs`; only `cycle.rs` imports the phases.
+//!
+//! A collection (`cycle.rs`): finish sweeping the previous cycle (so every
+//! alloc bit is exact) → roots → mark → weak phases → verify (if asked) →
+//! compact (if asked or fragmented) → every pool's pages become unswept and
+//! the release phase gives back the empty ones (eager mode: sweep the rest
+//! now) → the heap policy sets the next target. Mutators then sweep lazily
+//! as they allocate.
 
 mod callbacks;
 mod closure;
 mod compact;
-mod core;
 mod counters;
+mod cycle;
 mod ephemeron;
 mod ephemeron_pass;
 mod events;
 mod finalize;
 mod handles;
+mod heap;
 mod heap_sizing;
 mod mark;
 mod par_mark;
 mod pins;
 mod release;
+mod root_scan;
 mod roots;
 mod timeline;
 mod verify;
 mod weak;
 
-pub use self::core::HeapCore;
 pub use callbacks::{in_callback, inside_callback, PanicSlot};
 pub use counters::{CompactionStats, Distribution, GcCounters};
+pub use cycle::run_collection;
 pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};
 pub use events::{GcEvent, GcReason};
 pub use finalize::FinalizerOrder;
+pub use heap::HeapCore;
 pub use heap_sizing::HeapDecision;
 pub use roots::{Root, RootTable};
 pub use timeline::Timeline;

@@ -19,7 +19,7 @@
 //! the deques, leaving the idle count when one of them holds work; marking
 //! is complete when every worker is idle. A panic in `trace` or a roots
 //! callback aborts the phase, which ends every worker's search; the
-//! collection is then abandoned by the caller (`core.rs`).
+//! collection is then abandoned by the caller (`cycle.rs`).
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -29,9 +29,9 @@ use std::time::Instant;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use parking_lot::Mutex;
 
-use super::closure::{scan_root_task, ROOT_TASKS};
-use super::core::HeapCore;
+use super::heap::HeapCore;
 use super::mark::Marker;
+use super::root_scan::{scan_root_task, ROOT_TASKS};
 use super::roots::RootTable;
 use crate::embedder::Embedder;
 use crate::sched::Termination;

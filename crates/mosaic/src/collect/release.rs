@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use super::callbacks::PanicSlot;
-use super::core::HeapCore;
+use super::heap::HeapCore;
 use crate::embedder::Embedder;
 use crate::object::ObjRef;
 use crate::space::{PageKind, ReleaseBuffer};

@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 
 use super::plan::Move;
 use crate::collect::callbacks::PanicSlot;
-use crate::collect::core::HeapCore;
+use crate::collect::heap::HeapCore;
 use crate::embedder::Embedder;
 use crate::object::ObjRef;
 

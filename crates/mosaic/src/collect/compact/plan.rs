@@ -26,7 +26,7 @@
 use std::cmp::Reverse;
 
 use crate::collect::callbacks::PanicSlot;
-use crate::collect::core::HeapCore;
+use crate::collect::heap::HeapCore;
 use crate::config::CompactOrder;
 use crate::embedder::Embedder;
 use crate::object::ObjRef;

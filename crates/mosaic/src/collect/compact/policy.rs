@@ -7,7 +7,7 @@
 //! two pages' worth (a small pool is not worth a pause).
 
 use super::plan::counts;
-use crate::collect::core::HeapCore;
+use crate::collect::heap::HeapCore;
 use crate::embedder::Embedder;
 use crate::pool::SizePool;
 

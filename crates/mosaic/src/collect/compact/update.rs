@@ -22,8 +22,8 @@ use std::time::Instant;
 
 use parking_lot::MutexGuard;
 
-use crate::collect::core::HeapCore;
 use crate::collect::handles::Words;
+use crate::collect::heap::HeapCore;
 use crate::collect::roots::RootTable;
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;

@@ -1,26 +1,27 @@
-//! The heap below the API, and the body of a collection.
+//! The heap's state below the API: [`HeapCore`], everything a collection
+//! works on (configuration, pools, large space, page resource and table,
+//! counters, weak/ephemeron/finalizer tables, events, heap sizer, GC
+//! workers, timeline, pins) and the helpers the allocator and the pause
+//! share: large allocation, flags of a new small object, sweeping, trimming.
+//!
+//! Invariant: this file imports no phase of a collection (`closure.rs`,
+//! `par_mark.rs`, `verify.rs`, `compact/`, `release.rs`, ...) and not
+//! `cycle.rs`: the phases import the state, `cycle.rs` imports the phases.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{
     AtomicUsize,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::callbacks::{in_callback, PanicSlot};
-use super::closure;
-use super::compact::{self, Compacted};
 use super::counters::GcCounters;
 use super::ephemeron::Ephemerons;
-use super::events::{Events, GcEvent, GcReason};
+use super::events::Events;
 use super::finalize::Finalizers;
-use super::heap_sizing::{CollectionSample, HeapSizer};
+use super::heap_sizing::HeapSizer;
 use super::pins::Pins;
-use super::release::release_phase;
-use super::roots::RootTable;
 use super::timeline::Timeline;
-use super::verify::verify;
 use super::weak::WeakRefs;
 use crate::config::{CompactOrder, Config};
 use crate::embedder::Embedder;
@@ -215,142 +216,10 @@ impl<E: Embedder> HeapCore<E> {
         self.resource.trim(&self.table, keep, max);
     }
 
-    /// The pause body. The world must be stopped and every mutator's
-    /// allocation context flushed. `handles` are the root tables to scan.
-    ///
-    /// A panic from `trace` or `roots` abandons the collection with no mark
-    /// bit left set; a panic from `on_free` or the event listener is resumed
-    /// once the pause's bookkeeping is complete (see `callbacks.rs`).
-    /// `stop_start` is when the world was asked to stop: the pause counts
-    /// the time mutators took to reach their safepoints.
-    pub fn collect(&self, handles: &[Arc<RootTable>], reason: GcReason, stop_start: Instant) {
-        in_callback(|| self.pause(handles, reason, stop_start))
-    }
-
-    fn pause(&self, handles: &[Arc<RootTable>], reason: GcReason, start: Instant) {
-        self.counters.record_safepoint(start.elapsed());
-        let number = self.counters.collections.load(Relaxed) + 1;
-        let mut panics = self.finish_sweeping();
-        self.events.emit(&mut panics, || GcEvent::CollectionStart {
-            number,
-            reason,
-            heap_bytes: self.resource.committed_pages() * PAGE_SIZE,
-            allocated_bytes: self.sizer.allocated(),
-            target_bytes: self.sizer.target() as usize,
-        });
-
-        let marking = catch_unwind(AssertUnwindSafe(|| {
-            let marked = closure::mark(self, handles);
-            let verdict = if self.config.verify {
-                let t = Instant::now();
-                let v = verify(&self.table, &self.embedder, marked.objects, |v| {
-                    closure::scan_roots(self, handles, v)
-                });
-                self.span("verify", t, None);
-                v.err()
-            } else {
-                None
-            };
-            (marked, verdict)
-        }));
-        let (marked, verdict) = match marking {
-            Ok(r) => r,
-            Err(p) => {
-                self.clear_marks();
-                panics.merge(PanicSlot::caught(p));
-                panics.resume();
-                unreachable!("a caught panic resumes");
-            }
-        };
-        self.events.emit(&mut panics, || GcEvent::MarkEnd {
-            number,
-            marked_objects: marked.objects as u64,
-            marked_bytes: marked.bytes as u64,
-            mark_time: marked.time,
-        });
-
-        self.pins.finish(&self.table);
-        let request = match self.compact_request.swap(0, Relaxed) {
-            1 => Some(CompactOrder::PinnedFirst),
-            2 => Some(CompactOrder::Address),
-            _ => None,
-        };
-        let compacted = compact::compact(self, handles, &marked.pins, request, &mut panics);
-        if let Some(c) = &compacted {
-            self.counters.record_compaction(&c.stats);
-        }
-        for p in self.pools.iter() {
-            p.begin_cycle(&self.table);
-        }
-        let released = release_phase(self, &mut panics);
-        if compacted.is_some() {
-            // What the compaction emptied goes back to the OS now.
-            self.resource.trim(&self.table, 0, usize::MAX);
-        }
-        self.counters.record_release(released.time);
-        self.counters
-            .last_released_pages
-            .store(released.pages as u64, Relaxed);
-        if !self.config.lazy_sweep {
-            panics.merge(self.finish_sweeping());
-        }
-
-        self.counters.collections.fetch_add(1, Relaxed);
-        self.counters
-            .mark_ns
-            .fetch_add(marked.time.as_nanos() as u64, Relaxed);
-        self.counters
-            .last_marked
-            .store(marked.objects as u64, Relaxed);
-        self.counters
-            .last_marked_bytes
-            .store(marked.bytes as u64, Relaxed);
-        let old_target = self.sizer.target();
-        let pause = start.elapsed();
-        let decision = self.sizer.after_collection(&CollectionSample {
-            live_bytes: marked.bytes as u64,
-            pause_start: start,
-            pause,
-            sweep_total: Duration::from_nanos(self.counters.lazy_sweep_ns.load(Relaxed)),
-        });
-        if decision.target_bytes < old_target {
-            // The heap shrank: free pages beyond the new target go back to
-            // the OS now (the lazy sweep may have nothing left to do it).
-            self.trim_step(usize::MAX);
-        }
-        if decision.target_bytes != old_target {
-            self.events.emit(&mut panics, || GcEvent::HeapResize {
-                old_bytes: old_target as usize,
-                new_bytes: decision.target_bytes as usize,
-            });
-        }
-        let pause = start.elapsed();
-        self.counters.record_pause(pause);
-        self.span("pause", start, Some(("collection", number)));
-        self.events.emit(&mut panics, || GcEvent::CollectionEnd {
-            number,
-            reason,
-            live_bytes: marked.bytes as u64,
-            heap_bytes: self.resource.committed_pages() * PAGE_SIZE,
-            pause,
-            finalizers_queued: marked.finalizers,
-            target_bytes: decision.target_bytes as usize,
-            allocation_rate: decision.allocation_rate,
-        });
-        // The pause completed, so the heap stays consistent; now report.
-        if let Some(e) = verdict {
-            panic!("mosaic verify: {e}");
-        }
-        if let Some(Compacted { stale: Some(e), .. }) = compacted {
-            panic!("mosaic verify compaction: {e}");
-        }
-        panics.resume();
-    }
-
     /// Clears every mark bit: a collection abandoned after a panic in
     /// `trace` or `roots` leaves the heap exactly as before it. Every pool
     /// page was swept before marking began, so no other mark bit exists.
-    fn clear_marks(&self) {
+    pub fn clear_marks(&self) {
         for pool in self.pools.iter() {
             for page in pool.pages() {
                 self.table.desc(page).mark.clear_all();
@@ -367,6 +236,16 @@ impl<E: Embedder> HeapCore<E> {
             CompactOrder::Address => 2,
         };
         self.compact_request.store(v, Relaxed);
+    }
+
+    /// The compaction asked for with [`HeapCore::request_compaction`], if
+    /// any; the request is consumed.
+    pub fn take_compaction_request(&self) -> Option<CompactOrder> {
+        match self.compact_request.swap(0, Relaxed) {
+            1 => Some(CompactOrder::PinnedFirst),
+            2 => Some(CompactOrder::Address),
+            _ => None,
+        }
     }
 
     /// Allocates a large object (counted against the heap's allowance);

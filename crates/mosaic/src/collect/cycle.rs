@@ -1,0 +1,200 @@
+//! One collection, top to bottom, in the order of DESIGN.md's "A
+//! collection, in order". This file only sequences: each step lives in
+//! its own module, which imports the heap's state (`heap.rs`) and never
+//! this file.
+//!
+//! | step | what happens | where |
+//! |---|---|---|
+//! | 1 stop | every mutator flushes its allocation context and parks; the time to reach the safepoints counts in the pause | the caller (`api/slow_path.rs`, `World::stop`), then [`run_collection`] |
+//! | | the previous cycle's sweep is finished, so every alloc bit is exact; `CollectionStart` | `heap.rs` (`finish_sweeping`), `events.rs` |
+//! | 2 roots | handles, scopes and `mutator_roots`, `roots`, the finalizer queue | `root_scan.rs` |
+//! | 3 mark | the strong closure, serial or on every GC worker | `closure.rs`, `mark.rs`, `par_mark.rs` |
+//! | 4 weak phases | ephemerons to a fixed point → short weak cleared → finalizers chosen → long weak cleared | `closure.rs`, `ephemeron_pass.rs`, `weak.rs`, `finalize.rs` |
+//! | | verify mode's own walk; `MarkEnd` | `verify.rs` |
+//! | 5 compact | when asked or when the policy says so | `compact/`, `pins.rs` |
+//! | 6 release | pools' pages become unswept; empty pages and dead large objects go back on every worker; eager mode sweeps the rest | `release.rs` |
+//! | 7 resume | counters; the heap policy sets the next target (`HeapResize`); `CollectionEnd`; the caller resumes the world and calls the finalizer notifier | `heap_sizing.rs`, `counters.rs` |
+//!
+//! A panic from `trace` or `roots` (steps 2–4, or verify) abandons the
+//! collection with no mark bit left set; a panic from `on_free`, `on_move`,
+//! `resize` or the event listener is resumed once the pause's bookkeeping
+//! is complete (see `callbacks.rs`).
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::callbacks::{in_callback, PanicSlot};
+use super::closure::{self, Marked};
+use super::compact::{self, Compacted};
+use super::events::{GcEvent, GcReason};
+use super::heap::HeapCore;
+use super::heap_sizing::CollectionSample;
+use super::release::release_phase;
+use super::root_scan::scan_roots;
+use super::roots::RootTable;
+use super::verify::verify;
+use crate::embedder::Embedder;
+use crate::space::PAGE_SIZE;
+
+/// Runs one collection. The world must be stopped and every mutator's
+/// allocation context flushed (step 1, done by the caller). `handles` are
+/// the root tables to scan. `stop_start` is when the world was asked to
+/// stop: the pause counts the time mutators took to reach their
+/// safepoints.
+pub fn run_collection<E: Embedder>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    reason: GcReason,
+    stop_start: Instant,
+) {
+    in_callback(|| pause(core, handles, reason, stop_start))
+}
+
+fn pause<E: Embedder>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    reason: GcReason,
+    start: Instant,
+) {
+    // 1. Stop: the world is stopped; reaching the safepoints was part of
+    // the pause.
+    core.counters.record_safepoint(start.elapsed());
+    let number = core.counters.collections.load(Relaxed) + 1;
+    let mut panics = core.finish_sweeping();
+    core.events.emit(&mut panics, || GcEvent::CollectionStart {
+        number,
+        reason,
+        heap_bytes: core.resource.committed_pages() * PAGE_SIZE,
+        allocated_bytes: core.sizer.allocated(),
+        target_bytes: core.sizer.target() as usize,
+    });
+
+    // 2–4. Roots, mark, weak phases, then verify mode's walk.
+    let (marked, verdict) = match catch_unwind(AssertUnwindSafe(|| mark_and_verify(core, handles)))
+    {
+        Ok(r) => r,
+        Err(p) => abandon(core, panics, p),
+    };
+    core.events.emit(&mut panics, || GcEvent::MarkEnd {
+        number,
+        marked_objects: marked.objects as u64,
+        marked_bytes: marked.bytes as u64,
+        mark_time: marked.time,
+    });
+
+    // 5. Compact.
+    core.pins.finish(&core.table);
+    let request = core.take_compaction_request();
+    let compacted = compact::compact(core, handles, &marked.pins, request, &mut panics);
+    if let Some(c) = &compacted {
+        core.counters.record_compaction(&c.stats);
+    }
+
+    // 6. Release.
+    for p in core.pools.iter() {
+        p.begin_cycle(&core.table);
+    }
+    let released = release_phase(core, &mut panics);
+    if compacted.is_some() {
+        // What the compaction emptied goes back to the OS now.
+        core.resource.trim(&core.table, 0, usize::MAX);
+    }
+    core.counters.record_release(released.time);
+    core.counters
+        .last_released_pages
+        .store(released.pages as u64, Relaxed);
+    if !core.config.lazy_sweep {
+        panics.merge(core.finish_sweeping());
+    }
+
+    // 7. Resume: the collection is counted, and the heap policy sets the
+    // next target from the bytes found live.
+    core.counters.collections.fetch_add(1, Relaxed);
+    core.counters
+        .mark_ns
+        .fetch_add(marked.time.as_nanos() as u64, Relaxed);
+    core.counters
+        .last_marked
+        .store(marked.objects as u64, Relaxed);
+    core.counters
+        .last_marked_bytes
+        .store(marked.bytes as u64, Relaxed);
+    let old_target = core.sizer.target();
+    let pause = start.elapsed();
+    let decision = core.sizer.after_collection(&CollectionSample {
+        live_bytes: marked.bytes as u64,
+        pause_start: start,
+        pause,
+        sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),
+    });
+    if decision.target_bytes < old_target {
+        // The heap shrank: free pages beyond the new target go back to
+        // the OS now (the lazy sweep may have nothing left to do it).
+        core.trim_step(usize::MAX);
+    }
+    if decision.target_bytes != old_target {
+        core.events.emit(&mut panics, || GcEvent::HeapResize {
+            old_bytes: old_target as usize,
+            new_bytes: decision.target_bytes as usize,
+        });
+    }
+    let pause = start.elapsed();
+    core.counters.record_pause(pause);
+    core.span("pause", start, Some(("collection", number)));
+    core.events.emit(&mut panics, || GcEvent::CollectionEnd {
+        number,
+        reason,
+        live_bytes: marked.bytes as u64,
+        heap_bytes: core.resource.committed_pages() * PAGE_SIZE,
+        pause,
+        finalizers_queued: marked.finalizers,
+        target_bytes: decision.target_bytes as usize,
+        allocation_rate: decision.allocation_rate,
+    });
+    // The pause completed, so the heap stays consistent; now report.
+    if let Some(e) = verdict {
+        panic!("mosaic verify: {e}");
+    }
+    if let Some(Compacted { stale: Some(e), .. }) = compacted {
+        panic!("mosaic verify compaction: {e}");
+    }
+    panics.resume();
+}
+
+/// Steps 2–4 (`closure.rs`), then, in verify mode, an independent walk
+/// from the same roots; its diagnostic is reported at the end of the pause.
+fn mark_and_verify<E: Embedder>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+) -> (Marked, Option<String>) {
+    let strong = closure::strong_closure(core, handles);
+    let marked = closure::weak_phases(core, strong);
+    let verdict = if core.config.verify {
+        let t = Instant::now();
+        let v = verify(&core.table, &core.embedder, marked.objects, |v| {
+            scan_roots(core, handles, v)
+        });
+        core.span("verify", t, None);
+        v.err()
+    } else {
+        None
+    };
+    (marked, verdict)
+}
+
+/// A panic in `trace` or `roots` while marking: the marks go, so the heap
+/// is as before the collection, and the panic continues (with the first
+/// panic caught earlier in this pause, if any).
+fn abandon<E: Embedder>(
+    core: &HeapCore<E>,
+    mut panics: PanicSlot,
+    payload: Box<dyn Any + Send>,
+) -> ! {
+    core.clear_marks();
+    panics.merge(PanicSlot::caught(payload));
+    panics.resume();
+    unreachable!("a caught panic resumes");
+}

@@ -1,0 +1,50 @@
+//! The strong roots of a collection (step 2 of a collection, `cycle.rs`):
+//! root handles with every live mutator's scope slots and
+//! `Embedder::mutator_roots`, the embedder's `roots`, and the objects
+//! waiting in the finalizer queue.
+//!
+//! They come in [`ROOT_TASKS`] tasks so that parallel marking
+//! (`par_mark.rs`) can hand them to different workers; the serial marker
+//! (`closure.rs`) and verify mode (`verify.rs`, through `cycle.rs`) visit
+//! them all with [`scan_roots`]. The handle scan is one task, so every
+//! root table's lock is held for the whole of it (`RootTable::scan_all`).
+
+use std::sync::Arc;
+
+use super::heap::HeapCore;
+use super::roots::RootTable;
+use crate::embedder::{Embedder, Tracer};
+
+/// Visits every strong root: handles, scopes, `mutator_roots`, `roots`,
+/// and the finalizer queue.
+pub fn scan_roots<E: Embedder, T: Tracer>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    tracer: &mut T,
+) {
+    for task in 0..ROOT_TASKS {
+        scan_root_task(core, handles, task, tracer);
+    }
+}
+
+/// The strong roots come in this many tasks (parallel marking hands them
+/// to different workers).
+pub const ROOT_TASKS: usize = 3;
+
+/// Visits the roots of one task: 0, the handle tables with every mutator's
+/// scope slots and `mutator_roots` (one task, so the scan holds every
+/// table's lock throughout); 1, the embedder's `roots`; 2, the finalizer
+/// queue.
+pub fn scan_root_task<E: Embedder, T: Tracer>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    task: usize,
+    tracer: &mut T,
+) {
+    match task {
+        0 => RootTable::scan_all(handles, tracer, |m, t| core.embedder.mutator_roots(m, t)),
+        1 => core.embedder.roots(tracer),
+        2 => core.finalizers.scan_ready(tracer),
+        _ => unreachable!("root task {task} of {ROOT_TASKS}"),
+    }
+}
