@@ -1,51 +1,20 @@
 //! Finalizers as the embedder sees them: registering, running the ready
 //! ones, being told when some are ready, and the optional finalizer thread.
-//! The choice of what to finalize is `collect/finalize.rs`.
+//! The choice of what to finalize is `collect/finalize.rs`; the notifier
+//! and the thread's wake-up signal are held by the heap (`heap.rs`).
 
 use std::sync::{Arc, Weak};
 
-use parking_lot::{Condvar, Mutex};
-
-use crate::collect::{in_callback, FinalizerOrder};
+use crate::collect::FinalizerOrder;
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::object::ObjRef;
 
-use super::heap::{Heap, HeapInner};
+use super::heap::{FinalizerSignal, Heap, HeapInner, Notifier};
 use super::mutator::Mutator;
 
 /// A finalizer: runs once, on a thread with a mutator, with the object.
 type FinalizerFn<E> = Box<dyn FnOnce(&mut Mutator<E>, ObjRef) + Send>;
-
-/// The finalizer notifier.
-pub(crate) type Notifier = Arc<dyn Fn() + Send + Sync>;
-
-/// Wakes the finalizer thread.
-#[derive(Default)]
-pub(crate) struct FinalizerSignal {
-    /// (finalizers pending, heap gone)
-    state: Mutex<(bool, bool)>,
-    cv: Condvar,
-}
-
-impl FinalizerSignal {
-    fn raise(&self, stop: bool) {
-        let mut s = self.state.lock();
-        s.0 = true;
-        s.1 |= stop;
-        self.cv.notify_one();
-    }
-
-    /// Waits for work; false once the heap is gone.
-    fn wait(&self) -> bool {
-        let mut s = self.state.lock();
-        while !s.0 {
-            self.cv.wait(&mut s);
-        }
-        s.0 = false;
-        !s.1
-    }
-}
 
 impl<E: Embedder> Mutator<E> {
     /// Registers a finalizer for `obj`: when `obj` becomes unreachable it is
@@ -217,26 +186,6 @@ fn finalizer_thread<E: Embedder>(
             if ran.is_ok() || after == 0 || after >= before {
                 break;
             }
-        }
-    }
-}
-
-impl<E: Embedder> HeapInner<E> {
-    /// Collections queued finalizers: call the notifier, wake the thread.
-    pub(crate) fn notify_finalizers(&self) {
-        if let Some(signal) = &*self.finalizer_thread.lock() {
-            signal.raise(false);
-        }
-        let notifier = self.notifier.lock().clone();
-        if let Some(f) = notifier {
-            in_callback(|| f());
-        }
-    }
-
-    /// The heap goes away: the finalizer thread ends.
-    pub(crate) fn stop_finalizer_thread(&self) {
-        if let Some(signal) = self.finalizer_thread.lock().take() {
-            signal.raise(true);
         }
     }
 }

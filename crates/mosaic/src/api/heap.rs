@@ -1,10 +1,17 @@
-//! The heap handle shared by all mutators.
+//! The heap handle shared by all mutators, and what the heap and its
+//! mutators share ([`HeapInner`]): the collector's state, the world, the
+//! root tables, and the wake-up of whoever runs finalizers (the notifier
+//! and the finalizer thread's signal, which `finalizers.rs` waits on).
+//!
+//! The lowest file of the API: it imports no other API file but
+//! `stats.rs`; `mutator.rs` (which adds [`Heap::mutator`]) and the files
+//! that extend `Heap` and `Mutator` import it.
 
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
-use crate::collect::{GcEvent, HeapCore, RootTable};
+use crate::collect::{in_callback, GcEvent, HeapCore, RootTable};
 use crate::config::Config;
 use crate::embedder::Embedder;
 use crate::error::Error;
@@ -12,12 +19,10 @@ use crate::object::ObjRef;
 use crate::sched::World;
 use crate::space::Located;
 
-use super::finalizers::{FinalizerSignal, Notifier};
+use super::stats::Stats;
 
 /// A function called with every GC event ([`Heap::set_event_listener`]).
 pub type EventListener = Box<dyn Fn(&GcEvent) + Send + Sync>;
-use super::mutator::Mutator;
-use super::stats::Stats;
 
 /// A garbage-collected heap. Cheap to clone (it is a reference); the heap is
 /// unmapped when the last clone and the last mutator are gone.
@@ -75,13 +80,6 @@ impl<E: Embedder> Heap<E> {
         })
     }
 
-    /// A mutator for the calling thread. A thread may hold one mutator per
-    /// heap: a second one is refused with [`Error::MutatorExists`] (it would
-    /// deadlock every collection, as the first could never park).
-    pub fn mutator(&self) -> Result<Mutator<E>, Error> {
-        Mutator::new(self.inner.clone())
-    }
-
     pub fn embedder(&self) -> &E {
         &self.inner.core.embedder
     }
@@ -122,5 +120,55 @@ impl<E: Embedder> Heap<E> {
     /// A snapshot of the heap's statistics.
     pub fn stats(&self) -> Stats {
         Stats::collect(&self.inner.core, &self.inner.world)
+    }
+}
+
+/// The finalizer notifier.
+pub(crate) type Notifier = Arc<dyn Fn() + Send + Sync>;
+
+/// Wakes the finalizer thread.
+#[derive(Default)]
+pub(crate) struct FinalizerSignal {
+    /// (finalizers pending, heap gone)
+    state: Mutex<(bool, bool)>,
+    cv: Condvar,
+}
+
+impl FinalizerSignal {
+    fn raise(&self, stop: bool) {
+        let mut s = self.state.lock();
+        s.0 = true;
+        s.1 |= stop;
+        self.cv.notify_one();
+    }
+
+    /// Waits for work; false once the heap is gone.
+    pub(super) fn wait(&self) -> bool {
+        let mut s = self.state.lock();
+        while !s.0 {
+            self.cv.wait(&mut s);
+        }
+        s.0 = false;
+        !s.1
+    }
+}
+
+impl<E: Embedder> HeapInner<E> {
+    /// Collections queued finalizers: call the notifier, wake the thread.
+    pub(crate) fn notify_finalizers(&self) {
+        if let Some(signal) = &*self.finalizer_thread.lock() {
+            signal.raise(false);
+        }
+        let notifier = self.notifier.lock().clone();
+        if let Some(f) = notifier {
+            in_callback(|| f());
+        }
+    }
+
+    /// The heap goes away: the finalizer thread ends.
+    pub(crate) fn stop_finalizer_thread(&self) {
+        if let Some(signal) = self.finalizer_thread.lock().take() {
+            signal.raise(true);
+        }
     }
 }

@@ -138,6 +138,15 @@ impl Drop for Reattach<'_> {
     }
 }
 
+impl<E: Embedder> Heap<E> {
+    /// A mutator for the calling thread. A thread may hold one mutator per
+    /// heap: a second one is refused with [`Error::MutatorExists`] (it would
+    /// deadlock every collection, as the first could never park).
+    pub fn mutator(&self) -> Result<Mutator<E>, Error> {
+        Mutator::new(self.inner.clone())
+    }
+}
+
 impl<E: Embedder> Mutator<E> {
     /// A mutator for the calling thread, unless it already has one of this heap.
     pub(crate) fn new(heap: Arc<HeapInner<E>>) -> Result<Self, Error> {
