@@ -4,7 +4,7 @@
 //! |---|---|---|---|
 //! | `max_heap` | 4 GiB | `MOSAIC_MAX_HEAP` | hard cap: the heap (small pages + large objects) never exceeds it; the `fixed` policy's target. Accepts `K`/`M`/`G` suffixes |
 //! | `heap_policy` | `adaptive` (scale 256 MiB) | `MOSAIC_HEAP_POLICY` | when to collect: `fixed`, `proportional[:k]` or `adaptive[:scale]` (see [`HeapPolicy`]) |
-//! | `heap_min` | 4 MiB | `MOSAIC_HEAP_MIN` | the target never goes below this (and it is the target before the first collection) |
+//! | `heap_min` | 1 MiB | `MOSAIC_HEAP_MIN` | the target never goes below this (and it is the target before the first collection); at most `max_heap`: `MOSAIC_MAX_HEAP` below the default heap_min lowers heap_min with it, an explicit `MOSAIC_HEAP_MIN` above `MOSAIC_MAX_HEAP` is an error |
 //! | `size_classes` | `Mosaic` | `MOSAIC_SIZE_CLASSES` | `mosaic` (16 B granules to 128 B, then 4 per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640), or a comma list |
 //! | `initial_slots` | 10 000 | `MOSAIC_INITIAL_SLOTS` | slots each pool may take as fresh pages before it must sweep first (at least one page, at most 4 MiB per pool) |
 //! | `growth_factor` | 1.8 | `MOSAIC_GROWTH_FACTOR` | a churning pool short of free slots multiplies its page budget by this |
@@ -179,7 +179,7 @@ impl Default for Config {
             heap_policy: HeapPolicy::Adaptive {
                 scale: HeapPolicy::DEFAULT_SCALE,
             },
-            heap_min: 4 << 20,
+            heap_min: 1 << 20,
             size_classes: SizeClassPreset::Mosaic,
             initial_slots: 10_000,
             growth_factor: 1.8,
@@ -283,6 +283,12 @@ impl Config {
             HeapPolicy::parse,
             "fixed, proportional[:k] or adaptive[:scale], e.g. proportional:0.5 or adaptive:64M"
         );
+        // A max_heap below a heap_min nobody set lowers heap_min with it
+        // (MOSAIC_MAX_HEAP=512K alone is a valid configuration); an explicit
+        // MOSAIC_HEAP_MIN above the maximum is a conflict validate reports.
+        if get("MOSAIC_HEAP_MIN").is_none() && self.heap_min > self.max_heap {
+            self.heap_min = self.max_heap;
+        }
         take!("MOSAIC_HEAP_MIN", self.heap_min, parse_bytes, "a size");
         take!("MOSAIC_LAZY_SWEEP", self.lazy_sweep, parse_bool, "0 or 1");
         take!(
@@ -378,7 +384,8 @@ impl Config {
         self.heap_policy.validate().map_err(Error::Config)?;
         if self.heap_min < PAGE_SIZE || self.heap_min > self.max_heap {
             return err(format!(
-                "heap_min {} must be between 64 KiB and max_heap ({})",
+                "heap_min {} must be between 64 KiB and max_heap ({}); lower heap_min \
+                 (MOSAIC_HEAP_MIN) with max_heap, or raise max_heap (MOSAIC_MAX_HEAP)",
                 self.heap_min, self.max_heap
             ));
         }
@@ -687,7 +694,21 @@ mod tests {
             ]))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("heap_min"), "{e}");
+        assert!(
+            e.contains("heap_min") && e.contains("MOSAIC_MAX_HEAP"),
+            "{e}"
+        );
+        // The maximum alone lowers the default minimum with it.
+        let c = Config::default()
+            .with_vars(vars(&[("MOSAIC_MAX_HEAP", "512K")]))
+            .unwrap();
+        assert_eq!((c.max_heap, c.heap_min), (512 << 10, 512 << 10));
+        c.validate().unwrap();
+        // A maximum above the default minimum leaves it alone.
+        let c = Config::default()
+            .with_vars(vars(&[("MOSAIC_MAX_HEAP", "64M")]))
+            .unwrap();
+        assert_eq!(c.heap_min, Config::default().heap_min);
     }
 
     #[test]
