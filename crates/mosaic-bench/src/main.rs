@@ -5,6 +5,7 @@
 //! cargo run --release -p mosaic-bench -- --full  # everything, 5 repetitions
 //! cargo run --release -p mosaic-bench -- --only gcbench-scaled --scaled-depths 16 --reps 1
 //! cargo run --release -p mosaic-bench -- --only gcbench --jvm-warmup 5
+//! cargo run --release -p mosaic-bench -- --only footprint   # an almost empty heap's RSS, Mosaic and Boehm
 //! ```
 //!
 //! Every run is a separate process (Mosaic's too, through the hidden `worker`
@@ -58,6 +59,7 @@
 
 mod cases;
 mod compaction_bench;
+mod footprint_bench;
 mod peers;
 mod process;
 mod release_bench;
@@ -147,6 +149,15 @@ fn main() {
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let build_dir = root.join("../../target/mosaic-bench-peers");
+    if args.only == ["footprint"] {
+        let timeout = Duration::from_secs(args.timeout);
+        std::fs::create_dir_all(&build_dir).expect("peer build directory");
+        if let Err(e) = footprint_bench::run(reps.max(5), &build_dir, timeout) {
+            eprintln!("footprint: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     eprintln!("building peers in {} ...", build_dir.display());
     let peers = peers::Peers::build(&root.join("peers"), &build_dir);
     let options = cases::Options {

@@ -54,7 +54,7 @@ fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     }
 }
 
-fn cc(src: &Path, out: &Path, flags: &[&str], header: Option<(&str, &str)>) -> Built {
+pub(crate) fn cc(src: &Path, out: &Path, flags: &[&str], header: Option<(&str, &str)>) -> Built {
     if !has("cc") {
         return Err(format!(
             "no C compiler (package build-essential; {INSTALL})"

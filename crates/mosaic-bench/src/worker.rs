@@ -54,6 +54,9 @@ pub enum Spec {
     Safepoint {
         params: safepoint::Params,
     },
+    /// An almost empty heap: resident memory before the heap, after it,
+    /// after a mutator and one 16-byte allocation, after a collection.
+    Footprint,
     /// One run of a compaction experiment (`--only compaction`).
     Compaction {
         experiment: compaction::Experiment,
@@ -209,6 +212,7 @@ pub fn run(spec: &Spec) {
             out.insert("polls".into(), json!(o.polls.iter().sum::<u64>()));
         }
         Spec::Compaction { experiment } => out = run_compaction(experiment),
+        Spec::Footprint => out = footprint(),
     }
     println!("RESULT {}", Value::Object(out));
 }
@@ -246,4 +250,44 @@ fn run_compaction(e: &compaction::Experiment) -> Map<String, Value> {
         Value::Object(m) => m,
         _ => unreachable!("experiments report objects"),
     }
+}
+
+/// Resident memory of this process (VmRSS), KiB.
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The footprint steps (see [`Spec::Footprint`]); the heap is built from the
+/// environment, so `MOSAIC_GC_THREADS` and `MOSAIC_HEAP_MIN` apply.
+fn footprint() -> Map<String, Value> {
+    let base = rss_kb();
+    let heap = Heap::new(config(None), nqueens::ConsVm::default()).expect("heap");
+    let heap_kb = rss_kb();
+    let mut m = heap.mutator().expect("mutator");
+    let mutator_kb = rss_kb();
+    let obj = m.alloc(16).expect("one allocation");
+    let root = m.root(obj).expect("root");
+    let alloc_kb = rss_kb();
+    m.collect();
+    let collect_kb = rss_kb();
+    let kept = root.get() == Some(obj);
+    let mut out = Map::new();
+    out.insert("check".into(), json!(u64::from(kept)));
+    for (k, v) in [
+        ("base_kb", base),
+        ("heap_kb", heap_kb),
+        ("mutator_kb", mutator_kb),
+        ("alloc_kb", alloc_kb),
+        ("collect_kb", collect_kb),
+    ] {
+        out.insert(k.into(), json!(v));
+    }
+    out
 }
