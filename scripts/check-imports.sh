@@ -9,7 +9,7 @@
 #    module of the file (use trees with braces and `as` are expanded);
 #  - a path in the code (not in a comment or string) starting with
 #    `crate::`, `super::`, `self::`, a child module, or a module the file
-#    imported by name (`use super::closure;` then `closure::mark(...)`).
+#    imported by name (`use super::closure;` then `closure::weak_phases(..)`).
 # A path is followed down the module tree to the file that defines the
 # name. Re-exports are followed too: `crate::collect::HeapCore` is an edge
 # to the file `collect/mod.rs` re-exports `HeapCore` from. A `mod.rs` that
