@@ -17,8 +17,9 @@ use crate::space::{PageKind, PageTable, PAGE_MASK, PAGE_SHIFT};
 
 /// The marker: a mark stack and counts. A *watching* marker (`WATCH`)
 /// also lists every object it newly marks, so that ephemerons and
-/// finalization can react to objects becoming reachable (`weakness.rs`);
-/// the plain marker, used for the strong closure, pays nothing for it.
+/// finalization can react to objects becoming reachable
+/// (`ephemeron_pass.rs`, `closure.rs`); the plain marker, used for the
+/// strong closure, pays nothing for it.
 pub struct Marker<'h, const WATCH: bool = false> {
     table: &'h PageTable,
     base: usize,
