@@ -76,6 +76,7 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
 /// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
 /// | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
+/// | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much); smaller ones run on the collecting thread alone (0: always every worker) |
 /// | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
 /// | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
 /// | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
@@ -138,6 +139,10 @@ pub struct mosaic_config {
     /// Every collection moves every movable object and checks that no
     /// known reference still holds an old address.
     pub verify_compaction: bool,
+    /// Live bytes (found by the previous collection) from which a
+    /// collection runs on every GC worker; smaller ones run on the
+    /// collecting thread alone (0: always every worker).
+    pub parallel_min_live: usize,
 }
 
 impl From<&Config> for mosaic_config {
@@ -203,6 +208,7 @@ impl From<&Config> for mosaic_config {
             },
             compact_toward: compact_order_to_c(c.compact_toward),
             verify_compaction: c.verify_compaction,
+            parallel_min_live: c.parallel_min_live,
         }
     }
 }
@@ -294,6 +300,7 @@ impl mosaic_config {
             verify: self.verify,
             stress: self.stress,
             gc_threads: self.gc_threads,
+            parallel_min_live: self.parallel_min_live,
             page_resource,
             // A path has no place in a plain C struct: the trace is asked
             // for through the environment only.

@@ -18,6 +18,7 @@
 //! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one |
 //! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
 //! | `gc_threads` | 0 | `MOSAIC_GC_THREADS` | GC workers, the collecting thread included (0: the machine's available parallelism; 1: the collecting thread alone) |
+//! | `parallel_min_live` | 4 MiB | `MOSAIC_PARALLEL_MIN_LIVE` | a collection runs on every GC worker only if the previous one found at least this many bytes live (or the heap has committed 8 times as much); smaller ones run on the collecting thread alone, since waking the workers costs more than they save (about 100 µs a pause on 2 cores). 0: always every worker |
 //! | `page_resource` | `LockFree` | `MOSAIC_PAGE_RESOURCE` | how free dirty pages are kept: `lockfree` (a lock-free queue fed through per-thread release buffers) or `mutex` (a free list behind one lock, taken per page: seed 004's baseline, for comparison) |
 //! | `trace` | none | `MOSAIC_TRACE` | write a Chrome trace-event JSON timeline of every pause and lazy sweep step to this path when the heap is dropped (opens in Perfetto and chrome://tracing) |
 //! | `compact` | `Never` | `MOSAIC_COMPACT` | when collections compact: `never` (only `Mutator::compact`), `auto` (pools whose free slots in partly used pages reach their live slots) or `always` (see [`CompactPolicy`]) |
@@ -138,6 +139,7 @@ pub struct Config {
     pub verify: bool,
     pub stress: u64,
     pub gc_threads: usize,
+    pub parallel_min_live: usize,
     pub page_resource: PageResourceKind,
     pub trace: Option<std::path::PathBuf>,
     pub stall_warning_ms: u64,
@@ -193,6 +195,7 @@ impl Default for Config {
             verify: false,
             stress: 0,
             gc_threads: 0,
+            parallel_min_live: 4 << 20,
             page_resource: PageResourceKind::LockFree,
             trace: None,
             stall_warning_ms: 1000,
@@ -309,6 +312,12 @@ impl Config {
             self.gc_threads,
             |s: &str| s.parse().ok(),
             "a thread count (0: one per available core)"
+        );
+        take!(
+            "MOSAIC_PARALLEL_MIN_LIVE",
+            self.parallel_min_live,
+            parse_bytes,
+            "a size (0: every collection on every worker)"
         );
         take!(
             "MOSAIC_PAGE_RESOURCE",
@@ -485,6 +494,7 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_VERIFY",
     "MOSAIC_STRESS",
     "MOSAIC_GC_THREADS",
+    "MOSAIC_PARALLEL_MIN_LIVE",
     "MOSAIC_PAGE_RESOURCE",
     "MOSAIC_TRACE",
     "MOSAIC_STALL_WARNING_MS",

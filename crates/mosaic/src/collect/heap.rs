@@ -182,6 +182,17 @@ impl<E: Embedder> HeapCore<E> {
         }
     }
 
+    /// Whether the next collection is small enough for the collecting
+    /// thread alone (`Config::parallel_min_live`): the previous one found
+    /// less live than that, and the heap has committed less than 8 times
+    /// as much.
+    pub fn is_small(&self) -> bool {
+        let min = self.config.parallel_min_live as u64;
+        let live = self.counters.last_marked_bytes.load(Relaxed);
+        let committed = (self.resource.committed_pages() * PAGE_SIZE) as u64;
+        live < min && committed < min.saturating_mul(8)
+    }
+
     /// Sweeps every unswept page of every pool. Returns a panic caught
     /// from `on_free` (the sweep completed regardless).
     #[must_use = "a panic from on_free must be resumed"]

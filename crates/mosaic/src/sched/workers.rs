@@ -23,6 +23,7 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -40,6 +41,8 @@ pub struct Workers {
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
     count: usize,
+    /// Phases run on the caller alone ([`Workers::set_serial`]).
+    serial: AtomicBool,
 }
 
 struct Shared {
@@ -93,6 +96,7 @@ impl Workers {
             shared,
             threads: Vec::with_capacity(count - 1),
             count,
+            serial: AtomicBool::new(false),
         };
         for i in 1..count {
             let shared = workers.shared.clone();
@@ -104,15 +108,28 @@ impl Workers {
         Ok(workers)
     }
 
-    /// Workers in the pool, the caller of `run` included.
+    /// Workers the current phases run on, the caller of `run` included:
+    /// the pool's size, or 1 while [`Workers::set_serial`] is on.
     pub fn count(&self) -> usize {
-        self.count
+        if self.serial.load(Relaxed) {
+            1
+        } else {
+            self.count
+        }
+    }
+
+    /// Whether the next phases run on the calling thread alone (the pool
+    /// threads stay parked): for a collection too small to repay waking
+    /// them. Set between phases only (the collector sets it at the start
+    /// of a pause).
+    pub fn set_serial(&self, serial: bool) {
+        self.serial.store(serial, Relaxed);
     }
 
     /// Runs `job(i)` on every worker `i` (0 on this thread) and returns when
     /// all are done. If any call panicked, resumes the first panic then.
     pub fn run(&self, job: &(dyn Fn(usize) + Sync)) {
-        if self.count == 1 {
+        if self.count() == 1 {
             job(0);
             return;
         }
@@ -193,6 +210,26 @@ fn worker_loop(shared: &Shared, index: usize) {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+    #[test]
+    fn a_serial_phase_runs_on_the_caller_alone() {
+        let w = Workers::new(3, |f| f()).unwrap();
+        let caller = std::thread::current().id();
+        let runs = AtomicUsize::new(0);
+        w.set_serial(true);
+        assert_eq!(w.count(), 1);
+        w.run(&|i| {
+            assert_eq!((i, std::thread::current().id()), (0, caller));
+            runs.fetch_add(1, Relaxed);
+        });
+        assert_eq!(runs.load(Relaxed), 1);
+        w.set_serial(false);
+        assert_eq!(w.count(), 3);
+        w.run(&|_| {
+            runs.fetch_add(1, Relaxed);
+        });
+        assert_eq!(runs.load(Relaxed), 4);
+    }
 
     #[test]
     fn every_worker_runs_each_phase_once() {

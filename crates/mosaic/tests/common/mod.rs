@@ -139,6 +139,9 @@ pub fn small_config() -> Config {
         heap_policy: mosaic::HeapPolicy::Proportional { k: 1.0 },
         heap_min: 256 << 10,
         initial_slots: 64,
+        // Every collection on every GC worker, however small the heap, so
+        // that tests with several workers exercise parallel marking.
+        parallel_min_live: 0,
         ..Config::default()
     }
 }
