@@ -361,6 +361,7 @@ typedef uint32_t mosaic_compact_order;
  * | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
  * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
  * | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
+ * | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much); smaller ones run on the collecting thread alone (0: always every worker) |
  * | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
  * | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
  * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
@@ -434,6 +435,12 @@ typedef struct mosaic_config {
    * known reference still holds an old address.
    */
   bool verify_compaction;
+  /**
+   * Live bytes (found by the previous collection) from which a
+   * collection runs on every GC worker; smaller ones run on the
+   * collecting thread alone (0: always every worker).
+   */
+  size_t parallel_min_live;
 } mosaic_config;
 
 /**
@@ -495,6 +502,11 @@ typedef struct mosaic_event {
    * time (COLLECTION_END).
    */
   double allocation_rate;
+  /**
+   * Time from the stop request until every other mutator reached a
+   * safepoint (COLLECTION_START; it is part of `pause_ns`).
+   */
+  uint64_t time_to_safepoint_ns;
 } mosaic_event;
 
 /**

@@ -84,6 +84,9 @@ pub struct mosaic_event {
     /// Allocation rate the policy measured, bytes per second of mutator
     /// time (COLLECTION_END).
     pub allocation_rate: f64,
+    /// Time from the stop request until every other mutator reached a
+    /// safepoint (COLLECTION_START; it is part of `pause_ns`).
+    pub time_to_safepoint_ns: u64,
 }
 
 /// Receives GC events (see `mosaic_set_event_callback`).
@@ -121,6 +124,7 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
         allocated_bytes: 0,
         target_bytes: 0,
         allocation_rate: 0.0,
+        time_to_safepoint_ns: 0,
     };
     let remembered = || match current.load(Relaxed) {
         1 => mosaic_gc_reason::MOSAIC_REASON_ALLOCATION,
@@ -136,8 +140,10 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
             heap_bytes,
             allocated_bytes,
             target_bytes,
+            time_to_safepoint,
         } => {
             ev.kind = mosaic_event_kind::MOSAIC_EVENT_COLLECTION_START;
+            ev.time_to_safepoint_ns = ns(time_to_safepoint);
             ev.reason = reason(r);
             current.store(ev.reason as u32, Relaxed);
             ev.number = number;

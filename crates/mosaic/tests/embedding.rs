@@ -23,6 +23,41 @@ fn record(heap: &TestHeap) -> Arc<Mutex<Vec<GcEvent>>> {
     log
 }
 
+/// The start event comes once the world has stopped; it carries the time
+/// that took, which a listener could not see otherwise.
+#[test]
+fn the_start_event_carries_the_time_to_reach_the_safepoint() {
+    let heap = heap(small_config());
+    let log = record(&heap);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut m = heap.mutator().unwrap();
+            tx.send(()).unwrap();
+            // Attached, not polling: the collection waits for this thread.
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            m.safepoint();
+        });
+        let mut m = heap.mutator().unwrap();
+        rx.recv().unwrap();
+        m.collect();
+    });
+    let events = log.lock().clone();
+    let tts = events.iter().find_map(|e| match *e {
+        GcEvent::CollectionStart {
+            time_to_safepoint, ..
+        } => Some(time_to_safepoint),
+        _ => None,
+    });
+    let pause = events.iter().find_map(|e| match *e {
+        GcEvent::CollectionEnd { pause, .. } => Some(pause),
+        _ => None,
+    });
+    let (tts, pause) = (tts.unwrap(), pause.unwrap());
+    assert!(tts >= std::time::Duration::from_millis(100), "{events:?}");
+    assert!(tts <= pause, "{events:?}");
+}
+
 #[test]
 fn events_bracket_each_collection_with_its_reason_and_figures() {
     let heap = heap(small_config());

@@ -61,8 +61,13 @@ fn pause<E: Embedder>(
 ) {
     // 1. Stop: the world is stopped; reaching the safepoints was part of
     // the pause.
-    core.counters.record_safepoint(start.elapsed());
+    let time_to_safepoint = start.elapsed();
+    core.counters.record_safepoint(time_to_safepoint);
+    let cpu_at_start = crate::os::process_cpu_time();
     let number = core.counters.collections.load(Relaxed) + 1;
+    // A small heap is collected on this thread alone: waking the GC
+    // workers would cost more than they save.
+    core.workers.set_serial(core.is_small());
     let mut panics = core.finish_sweeping();
     core.events.emit(&mut panics, || GcEvent::CollectionStart {
         number,
@@ -70,6 +75,7 @@ fn pause<E: Embedder>(
         heap_bytes: core.resource.committed_pages() * PAGE_SIZE,
         allocated_bytes: core.sizer.allocated(),
         target_bytes: core.sizer.target() as usize,
+        time_to_safepoint,
     });
 
     // 2–4. Roots, mark, weak phases, then verify mode's walk.
@@ -123,11 +129,10 @@ fn pause<E: Embedder>(
         .last_marked_bytes
         .store(marked.bytes as u64, Relaxed);
     let old_target = core.sizer.target();
-    let pause = start.elapsed();
     let decision = core.sizer.after_collection(&CollectionSample {
         live_bytes: marked.bytes as u64,
-        pause_start: start,
-        pause,
+        cpu_at_start,
+        cpu_at_end: crate::os::process_cpu_time(),
         sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),
     });
     if decision.target_bytes < old_target {

@@ -45,6 +45,10 @@ pub enum GcEvent {
         allocated_bytes: u64,
         /// The heap target in force (what the allowance was computed from).
         target_bytes: usize,
+        /// From the stop request until every other mutator had reached a
+        /// safepoint: the event comes once the world has stopped, and this
+        /// part of the pause is already over.
+        time_to_safepoint: Duration,
     },
     /// Marking is complete (strong, ephemeron and finalizer closure).
     MarkEnd {

@@ -24,6 +24,13 @@
 //! allocated per second of mutator time between two collections) and `s`
 //! the collection speed (bytes found live per second of collector time:
 //! the pause, plus the lazy sweep steps since the previous collection).
+//! Both times are the process's **CPU time**, not wall time: the pause's
+//! CPU time (every GC worker's, the world being stopped), and the
+//! process's CPU time between pauses less the sweep steps. With wall time,
+//! GC workers waiting for a core on a busy machine read as a slow
+//! collector and the heap grew (n-queens: 9 MB with one worker, 32-45 MB
+//! with two beside three busy loops); a heap's size should not depend on
+//! what else the machine runs.
 //! Both are smoothed: each is a ratio of exponentially weighted byte and
 //! time totals (weight [`SMOOTHING`] on the newest sample), so one odd
 //! cycle does not swing the heap. `scale` (bytes) is the tuning constant
@@ -31,7 +38,7 @@
 //! speed, a heap with `scale` live bytes gets as much again as headroom.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -77,8 +84,9 @@ pub struct HeapSizer {
 }
 
 struct State {
-    /// When the last pause ended (or the heap was created).
-    last_end: Instant,
+    /// The process's CPU time when the last pause ended (or the heap was
+    /// created).
+    cpu_at_end: Duration,
     /// Collector time (lazy sweeping) counted at the last pause's end.
     sweep_at_end: Duration,
     /// Exponentially weighted totals for the allocation rate and collection speed.
@@ -93,9 +101,10 @@ struct State {
 #[derive(Clone, Copy, Debug)]
 pub struct CollectionSample {
     pub live_bytes: u64,
-    /// When the pause began (stop requested) and how long it took.
-    pub pause_start: Instant,
-    pub pause: Duration,
+    /// The process's CPU time when the world had stopped, and when the
+    /// pause's work was done ([`crate::os::process_cpu_time`]).
+    pub cpu_at_start: Duration,
+    pub cpu_at_end: Duration,
     /// Total lazy sweep time of the heap so far.
     pub sweep_total: Duration,
 }
@@ -116,7 +125,7 @@ impl HeapSizer {
             allowance: AtomicU64::new(target.max(MIN_ALLOWANCE)),
             target: AtomicU64::new(target),
             state: Mutex::new(State {
-                last_end: Instant::now(),
+                cpu_at_end: crate::os::process_cpu_time(),
                 sweep_at_end: Duration::ZERO,
                 alloc_bytes: 0.0,
                 alloc_secs: 0.0,
@@ -175,9 +184,9 @@ impl HeapSizer {
         let mut st = self.state.lock();
         let allocated = self.allocated.swap(0, Relaxed);
         let swept = s.sweep_total.saturating_sub(st.sweep_at_end);
-        let interval = s.pause_start.saturating_duration_since(st.last_end);
+        let interval = s.cpu_at_start.saturating_sub(st.cpu_at_end);
         let mutator = interval.saturating_sub(swept);
-        let collector = s.pause + swept;
+        let collector = s.cpu_at_end.saturating_sub(s.cpu_at_start) + swept;
         smooth(&mut st.alloc_bytes, allocated as f64);
         smooth(&mut st.alloc_secs, mutator.as_secs_f64());
         smooth(&mut st.gc_bytes, s.live_bytes as f64);
@@ -190,7 +199,7 @@ impl HeapSizer {
         let allowance = target.saturating_sub(live).max(MIN_ALLOWANCE);
         self.target.store(target, Relaxed);
         self.allowance.store(allowance, Relaxed);
-        st.last_end = s.pause_start + s.pause;
+        st.cpu_at_end = s.cpu_at_end;
         st.sweep_at_end = s.sweep_total;
         let d = HeapDecision {
             policy: self.policy,
@@ -234,11 +243,17 @@ mod tests {
 
     const MIB: u64 = 1 << 20;
 
-    fn sample(live: u64, at: Instant, pause_ms: u64) -> CollectionSample {
+    /// The process's CPU time now: what the sizer's state starts from.
+    fn cpu() -> Duration {
+        crate::os::process_cpu_time()
+    }
+
+    /// A collection whose pause took `pause_ms` of CPU time from `at`.
+    fn sample(live: u64, at: Duration, pause_ms: u64) -> CollectionSample {
         CollectionSample {
             live_bytes: live,
-            pause_start: at,
-            pause: Duration::from_millis(pause_ms),
+            cpu_at_start: at,
+            cpu_at_end: at + Duration::from_millis(pause_ms),
             sweep_total: Duration::ZERO,
         }
     }
@@ -251,7 +266,7 @@ mod tests {
         assert!(!h.due());
         h.add(MIB);
         assert!(h.due());
-        let d = h.after_collection(&sample(40 * MIB, Instant::now(), 1));
+        let d = h.after_collection(&sample(40 * MIB, cpu(), 1));
         assert_eq!((d.target_bytes, d.allowance_bytes), (100 * MIB, 60 * MIB));
         assert_eq!(d.allocated_bytes, 100 * MIB);
         assert_eq!(h.allocated(), 0);
@@ -261,7 +276,7 @@ mod tests {
     fn proportional_is_live_times_one_plus_k_with_floor_and_cap() {
         let h = HeapSizer::new(HeapPolicy::Proportional { k: 1.0 }, 4 << 20, 100 << 20);
         assert_eq!(h.target(), 4 * MIB);
-        let t = Instant::now();
+        let t = cpu();
         assert_eq!(
             h.after_collection(&sample(10 * MIB, t, 1)).target_bytes,
             20 * MIB
@@ -278,27 +293,17 @@ mod tests {
     #[test]
     fn adaptive_headroom_grows_with_the_square_root_of_live_and_rate_ratio() {
         let h = HeapSizer::new(HeapPolicy::Adaptive { scale: 64 << 20 }, 1 << 20, 1 << 40);
-        let t0 = Instant::now();
+        let t0 = cpu();
         // 64 MiB allocated in 1 s of mutator time; 64 MiB live found in 1 s:
         // g = s, so the headroom is sqrt(L × scale) = L when L = scale.
         h.add(64 * MIB);
-        let d = h.after_collection(&CollectionSample {
-            live_bytes: 64 * MIB,
-            pause_start: t0 + Duration::from_secs(1),
-            pause: Duration::from_secs(1),
-            sweep_total: Duration::ZERO,
-        });
+        let d = h.after_collection(&sample(64 * MIB, t0 + Duration::from_secs(1), 1000));
         let near = |x: f64, want: u64| (x - want as f64).abs() < MIB as f64;
         assert!(near(d.allocation_rate, 64 * MIB), "{d:?}");
         assert!(near(d.target_bytes as f64, 128 * MIB), "{d:?}");
         // Four times the live data: the headroom only doubles.
         h.add(64 * MIB);
-        let d = h.after_collection(&CollectionSample {
-            live_bytes: 256 * MIB,
-            pause_start: t0 + Duration::from_secs(3),
-            pause: Duration::from_secs(4),
-            sweep_total: Duration::ZERO,
-        });
+        let d = h.after_collection(&sample(256 * MIB, t0 + Duration::from_secs(3), 4000));
         // Smoothed: g = 64 MiB/s still, s = (64+256)/2 MiB over (1+4)/2 s = 64 MiB/s.
         assert!(
             near((d.target_bytes - d.live_bytes) as f64, 128 * MIB),

@@ -3,7 +3,7 @@
 //! Every `mmap`, `munmap` and `madvise` in Mosaic lives in this module. The
 //! layers above see only [`Reservation`] (one contiguous, aligned range of
 //! virtual memory that is committed lazily by first touch and decommitted with
-//! `madvise(MADV_DONTNEED)`) and [`rss_bytes`].
+//! `madvise(MADV_DONTNEED)`), [`rss_bytes`] and [`process_cpu_time`].
 //!
 //! Invariant: memory inside a reservation is readable and writable for the
 //! whole life of the reservation; decommitting never changes protection, it
@@ -11,9 +11,11 @@
 //! not `mprotect` per page: alternating protections would split the mapping
 //! into one VMA per page and hit the kernel's map-count limit on big heaps.)
 
+mod cpu;
 mod rss;
 pub mod stack;
 mod vm;
 
+pub use cpu::process_cpu_time;
 pub use rss::rss_bytes;
 pub use vm::Reservation;
