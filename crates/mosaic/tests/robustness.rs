@@ -431,7 +431,7 @@ fn a_second_mutator_of_the_same_heap_on_one_thread_is_refused() {
         Err(e @ mosaic::Error::MutatorExists { .. }) => {
             let msg = e.to_string();
             assert!(msg.contains("already has a mutator of this heap"), "{msg}");
-            assert!(msg.contains("ThreadId("), "names the thread: {msg}");
+            assert!(msg.contains("(tid "), "names the thread: {msg}");
         }
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a second mutator on the same thread was accepted"),

@@ -70,16 +70,27 @@ impl Default for World {
     }
 }
 
-/// `"ThreadId(3) \"worker\" (tid 12345)"`: enough to find it in a debugger.
+/// `"\"worker\" (tid 12345)"`: the thread's name and kernel id, enough to find it in a debugger.
 pub fn describe_current_thread() -> String {
-    let t = std::thread::current();
-    // SAFETY: gettid has no preconditions.
-    let tid = unsafe { libc::gettid() };
-    format!(
-        "{:?} {:?} (tid {tid})",
-        t.id(),
-        t.name().unwrap_or("<unnamed>")
-    )
+    // From the OS, not `std::thread::current()`: on a thread Rust did not
+    // start (a C embedder's), that allocates a handle freed only by the
+    // thread's exit, which a leak checker reports when `exit` ends the
+    // process first.
+    let mut name = [0u8; 64];
+    // SAFETY: gettid has no preconditions; pthread_getname_np writes at most
+    // `name.len()` bytes, NUL included, into the buffer.
+    let (tid, rc) = unsafe {
+        (
+            libc::gettid(),
+            libc::pthread_getname_np(libc::pthread_self(), name.as_mut_ptr().cast(), name.len()),
+        )
+    };
+    let len = name.iter().position(|&b| b == 0).unwrap_or(0);
+    let name = match std::str::from_utf8(&name[..len]) {
+        Ok(n) if rc == 0 && !n.is_empty() => n,
+        _ => "<unnamed>",
+    };
+    format!("{name:?} (tid {tid})")
 }
 
 impl World {
