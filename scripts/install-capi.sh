@@ -6,7 +6,8 @@
 #
 #   scripts/install-capi.sh [PREFIX]
 #
-# Builds the library in release mode first, unless MOSAIC_LIB_DIR names a
+# The installed libraries are stripped of debug info (MOSAIC_KEEP_DEBUG=1
+# keeps it). Builds the library in release mode first, unless MOSAIC_LIB_DIR names a
 # directory holding an already built libmosaic.a and libmosaic.so (the tests
 # install target/debug that way). Then, with PKG_CONFIG_PATH=PREFIX/lib/pkgconfig
 # unless PREFIX is a system prefix:
@@ -35,6 +36,12 @@ version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 install -d "$prefix/lib/pkgconfig" "$prefix/include"
 install -m 644 "$built/libmosaic.a" "$prefix/lib/"
 install -m 755 "$built/libmosaic.so" "$prefix/lib/"
+# The release profile keeps line tables (debug = 1, for profiles): the
+# installed copies lose them (libmosaic.a 15 MB -> about 4), unless
+# MOSAIC_KEEP_DEBUG=1. Symbols stay, so backtraces still name functions.
+if [ -z "${MOSAIC_KEEP_DEBUG:-}" ] && command -v strip >/dev/null; then
+    strip --strip-debug "$prefix/lib/libmosaic.a" "$prefix/lib/libmosaic.so"
+fi
 install -m 644 include/mosaic.h "$prefix/include/"
 for pc in mosaic mosaic-static; do
     sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" \
