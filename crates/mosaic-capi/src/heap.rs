@@ -3,7 +3,6 @@
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-use std::thread::ThreadId;
 
 use mosaic_core::{inside_callback, AllocFlags, Config, Heap, Mutator};
 
@@ -53,7 +52,9 @@ pub(crate) struct CMutator {
     /// stopped, or in a blocking region: hence atomic.
     data: AtomicPtr<c_void>,
     /// The thread that made the mutator.
-    owner: ThreadId,
+    /// The creating thread's kernel id (not `std::thread::current()`,
+    /// which on a C thread allocates a handle a leak checker reports).
+    owner: libc::pid_t,
     /// What mosaic.h's inline fast path reads.
     fast: mosaic_fast_path,
 }
@@ -61,13 +62,19 @@ pub(crate) struct CMutator {
 /// What a `mosaic_mutator *` points to.
 type MutatorHandle = Guarded<CMutator>;
 
+/// The calling thread's kernel id.
+fn this_thread() -> libc::pid_t {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
 /// A C handle for a mutator just made on the calling thread.
 pub(crate) fn new_mutator_handle(mut m: Mutator<CEmbedder>) -> *mut mosaic_mutator {
     let fast = m.raw_fast_path().into();
     let h: *mut mosaic_mutator = MutatorHandle::into_raw(CMutator {
         mutator: m,
         data: AtomicPtr::new(std::ptr::null_mut()),
-        owner: std::thread::current().id(),
+        owner: this_thread(),
         fast,
     });
     // SAFETY: `h` was just made and nothing else uses it yet. No collection
@@ -97,7 +104,7 @@ pub(crate) unsafe fn free_mutator_handle(function: &str, m: *mut mosaic_mutator)
     // while a collection may be reading it: leave the region first (which
     // waits out a collection in progress). Only on its own thread, where
     // the mutator is detached and waiting cannot deadlock.
-    if mutator.is_blocking() && owner == std::thread::current().id() {
+    if mutator.is_blocking() && owner == this_thread() {
         let _ = mutator.leave_blocking();
     }
     // SAFETY: as above; no reference to the contents is used after this.
