@@ -1,7 +1,9 @@
 //! A minimal Rust embedder: a tiny interpreter's values (integers, cons
 //! cells, strings) living in a Mosaic heap.
 //!
-//! Run with `cargo run --release --example minimal`.
+//! Run with `cargo run --release -p mosaic-example-minimal` (this file is
+//! also the mosaic crate's example `minimal`, which builds its
+//! dev-dependencies first).
 
 use mosaic::{AllocFlags, Config, Embedder, Heap, ObjRef, Tracer};
 
