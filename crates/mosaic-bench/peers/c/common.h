@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static uint64_t rng_state = 42;
@@ -23,6 +24,17 @@ static inline size_t rng_power_law_size(void) {
     if (k > 7) k = 7;
     size_t base = (size_t)16 << k;
     return base + (size_t)(rng_next() % base);
+}
+
+/* Resident memory of this process (VmRSS), KiB; -1 if unreadable. */
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
+    if (f) fclose(f);
+    return kb;
 }
 
 static inline double now_ns(void) {

@@ -12,24 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common.h"
 
 typedef struct Node { struct Node *next; uintptr_t id; } Node;
 static long ran;
 
-static long rss_kb(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
-    if (f) fclose(f);
-    return kb;
-}
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 #ifdef USE_MOSAIC
 #include "mosaic.h"

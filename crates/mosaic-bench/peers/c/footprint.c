@@ -6,16 +6,6 @@
 #include <string.h>
 #include "boehm.h"
 
-static long rss_kb(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
-    if (f) fclose(f);
-    return kb;
-}
-
 int main(void) {
     long base = rss_kb();
     boehm_init();
