@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use mosaic_bench::workloads::{
-    alloc, binary_trees, compaction, gcbench, nqueens, safepoint, threads, varsize,
+    alloc, binary_trees, compaction, gcbench, nqueens, refs, safepoint, threads, varsize,
 };
+use refs::rss_kb;
 
 /// What a worker process runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -60,6 +61,16 @@ pub enum Spec {
     /// One run of a compaction experiment (`--only compaction`).
     Compaction {
         experiment: compaction::Experiment,
+    },
+    /// `n` list nodes, a finalizer registered on each, dropped, collected
+    /// and finalized (`--only finalizers`; [`refs::finalizers`]).
+    Finalizers {
+        n: usize,
+    },
+    /// A weak-keyed table of `n` ephemerons, nine keys in ten dropped and
+    /// collected (`--only ephemerons`; [`refs::ephemerons`]).
+    Ephemerons {
+        n: usize,
     },
 }
 
@@ -213,6 +224,29 @@ pub fn run(spec: &Spec) {
         }
         Spec::Compaction { experiment } => out = run_compaction(experiment),
         Spec::Footprint => out = footprint(),
+        Spec::Finalizers { n } => {
+            let (r, heap) = refs::finalizers(*n, config(None));
+            print_time(r.total);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(u64::from(r.ok())));
+            out.insert("n".into(), json!(r.n));
+            out.insert("ran".into(), json!(r.ran));
+            out.insert("ns_per_register".into(), json!(r.ns_per_register));
+            out.insert("rss_bytes_per_item".into(), json!(r.bytes_per_finalizer));
+        }
+        Spec::Ephemerons { n } => {
+            let (r, heap) = refs::ephemerons(*n, config(None));
+            print_time(r.total);
+            out = stats_json(&heap);
+            out.insert("check".into(), json!(u64::from(r.ok())));
+            out.insert("n".into(), json!(r.n));
+            out.insert("kept".into(), json!(r.kept));
+            out.insert("kept_ok".into(), json!(r.kept_ok));
+            out.insert("cleared_ok".into(), json!(r.cleared_ok));
+            out.insert("ns_per_insert".into(), json!(r.ns_per_insert));
+            out.insert("rss_bytes_per_entry".into(), json!(r.rss_bytes_per_entry));
+            out.insert("key_value_bytes".into(), json!(refs::KEY_VALUE_BYTES));
+        }
     }
     println!("RESULT {}", Value::Object(out));
 }
@@ -250,18 +284,6 @@ fn run_compaction(e: &compaction::Experiment) -> Map<String, Value> {
         Value::Object(m) => m,
         _ => unreachable!("experiments report objects"),
     }
-}
-
-/// Resident memory of this process (VmRSS), KiB.
-fn rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 /// The footprint steps (see [`Spec::Footprint`]); the heap is built from the

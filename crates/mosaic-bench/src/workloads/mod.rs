@@ -7,6 +7,7 @@ pub mod binary_trees;
 pub mod compaction;
 pub mod gcbench;
 pub mod nqueens;
+pub mod refs;
 pub mod release;
 pub mod safepoint;
 pub mod threads;
