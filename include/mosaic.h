@@ -970,6 +970,13 @@ const struct mosaic_fast_path *mosaic_mutator_fast_path(struct mosaic_mutator *m
  * objects through it, but must not free it. A finalizer still registered
  * or queued when the heap goes away never runs (`on_free` still does).
  *
+ * `data` is stored as given: it is neither traced nor updated when
+ * objects move. A heap object the finalizer needs should be reached from
+ * `obj` (traced, and kept alive with it); if `data` points to one, that
+ * object must stay reachable by other paths and be pinned
+ * (`mosaic_pin`) until the finalizer has run. A registration allocates
+ * nothing and takes 16 bytes.
+ *
  * Call on the mutator's thread. Errors: `MOSAIC_ERR_FOREIGN_POINTER` if
  * `obj` is not an object of the heap; `MOSAIC_ERR_ALREADY_REGISTERED` if it
  * has a finalizer already (registered, not yet queued);

@@ -42,23 +42,23 @@ pub const MOSAIC_FINALIZE_ORDERED: mosaic_finalizer_order = 0;
 /// see objects whose own finalizer already ran.
 pub const MOSAIC_FINALIZE_UNORDERED: mosaic_finalizer_order = 1;
 
-/// The C finalizer and its data, sent to whichever thread runs it.
-struct CFinalizer {
-    f: unsafe extern "C" fn(*mut mosaic_mutator, *mut c_void, *mut c_void),
-    data: *mut c_void,
-}
-
-// SAFETY: mosaic.h tells the embedder that a finalizer runs on whichever
-// thread runs finalizers, with the data pointer it registered.
-unsafe impl Send for CFinalizer {}
-
-impl CFinalizer {
-    fn run(self, m: &mut mosaic_core::Mutator<CEmbedder>, obj: ObjRef) {
-        let handle: *mut mosaic_mutator = m.data().cast();
-        // SAFETY: calling the embedder's finalizer with its own data; the
-        // handle is the live C handle of the mutator running finalizers.
-        unsafe { (self.f)(handle, obj.as_ptr().cast(), self.data) }
-    }
+/// Runs a C finalizer: the tag is the C function, `data` its data word
+/// (registered through `register_finalizer_fn`, so that a registration
+/// allocates nothing).
+fn run_c_finalizer(m: &mut mosaic_core::Mutator<CEmbedder>, obj: ObjRef, tag: usize, data: usize) {
+    // SAFETY: `tag` was made from a `mosaic_finalizer_fn` (non-null) by
+    // `mosaic_register_finalizer`.
+    let f = unsafe {
+        std::mem::transmute::<
+            usize,
+            unsafe extern "C" fn(*mut mosaic_mutator, *mut c_void, *mut c_void),
+        >(tag)
+    };
+    let handle: *mut mosaic_mutator = m.data().cast();
+    // SAFETY: calling the embedder's finalizer with its own data (mosaic.h:
+    // it runs on whichever thread runs finalizers); the handle is the live
+    // C handle of the mutator running finalizers.
+    unsafe { f(handle, obj.as_ptr().cast(), data as *mut c_void) }
 }
 
 /// A C callback and its context, called from any thread.
@@ -94,6 +94,13 @@ impl CNotify {
 /// objects through it, but must not free it. A finalizer still registered
 /// or queued when the heap goes away never runs (`on_free` still does).
 ///
+/// `data` is stored as given: it is neither traced nor updated when
+/// objects move. A heap object the finalizer needs should be reached from
+/// `obj` (traced, and kept alive with it); if `data` points to one, that
+/// object must stay reachable by other paths and be pinned
+/// (`mosaic_pin`) until the finalizer has run. A registration allocates
+/// nothing and takes 16 bytes.
+///
 /// Call on the mutator's thread. Errors: `MOSAIC_ERR_FOREIGN_POINTER` if
 /// `obj` is not an object of the heap; `MOSAIC_ERR_ALREADY_REGISTERED` if it
 /// has a finalizer already (registered, not yet queued);
@@ -126,8 +133,7 @@ pub unsafe extern "C" fn mosaic_register_finalizer(
     let Some(obj) = ObjRef::from_ptr(obj.cast()) else {
         return invalid(F, "obj is NULL");
     };
-    let c = CFinalizer { f, data };
-    match m.register_finalizer(obj, order, move |m, o| c.run(m, o)) {
+    match m.register_finalizer_fn(obj, order, run_c_finalizer, f as usize, data as usize) {
         Ok(()) => {
             clear_error();
             mosaic_error::MOSAIC_OK

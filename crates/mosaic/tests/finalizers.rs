@@ -288,3 +288,136 @@ fn a_finalizer_that_enters_a_blocking_region_stops_the_run_before_the_next() {
     assert_eq!(log.lock().len(), 2);
     m.leave_blocking().unwrap();
 }
+
+/// What the plain-function finalizers below saw: (object id, tag, data).
+static SEEN: Mutex<Vec<(u64, usize, usize)>> = Mutex::new(Vec::new());
+
+fn seen(_: &mut TestMutator, obj: ObjRef, tag: usize, data: usize) {
+    SEEN.lock().push((header(obj).2, tag, data));
+}
+
+#[test]
+fn function_finalizers_get_their_tag_and_data_after_unregistering_and_compaction() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let n = 600u64;
+    let mut roots = Vec::new();
+    // id → the (tag, data) its finalizer must see, if it has one.
+    let mut expect = std::collections::BTreeMap::new();
+    for i in 0..n {
+        let o = new_pair(&mut m, i, None, None).unwrap();
+        // Garbage between them, so that compaction has pages to empty.
+        for _ in 0..7 {
+            new_pair(&mut m, n + i, None, None).unwrap();
+        }
+        let tag = 100 + (i % 3) as usize;
+        m.register_finalizer_fn(o, FinalizerOrder::Unordered, seen, tag, i as usize)
+            .unwrap();
+        expect.insert(i, (tag, i as usize));
+        roots.push(m.root(o).unwrap());
+    }
+    let again =
+        m.register_finalizer_fn(roots[7].get().unwrap(), FinalizerOrder::Ordered, seen, 1, 1);
+    assert!(
+        matches!(again, Err(Error::AlreadyRegistered { .. })),
+        "{again:?}"
+    );
+    for i in (0..n).step_by(4) {
+        assert!(m.unregister_finalizer(roots[i as usize].get().unwrap()));
+        expect.remove(&i);
+        if i % 8 == 0 {
+            // Registered again: only the new one may run.
+            let o = roots[i as usize].get().unwrap();
+            m.register_finalizer_fn(o, FinalizerOrder::Ordered, seen, 7, 10_000 + i as usize)
+                .unwrap();
+            expect.insert(i, (7, 10_000 + i as usize));
+        }
+    }
+    assert_eq!(heap.registered_finalizers(), expect.len());
+    m.compact().unwrap();
+    assert!(
+        heap.stats().compaction_totals.objects_moved > 0,
+        "something moved"
+    );
+    assert_eq!(heap.registered_finalizers(), expect.len());
+
+    // The odd ids die first, then the rest.
+    let mut kept = Vec::new();
+    for (i, r) in roots.into_iter().enumerate() {
+        if i % 2 == 0 {
+            kept.push(r);
+        }
+    }
+    for round in 0..2 {
+        m.collect();
+        m.run_finalizers().unwrap();
+        let mut got = std::mem::take(&mut *SEEN.lock());
+        got.sort_unstable();
+        let want: Vec<_> = expect
+            .iter()
+            .filter(|(&i, _)| round == 1 || i % 2 == 1)
+            .map(|(&i, &(t, d))| (i, t, d))
+            .collect();
+        assert_eq!(got, want, "round {round}");
+        expect.retain(|&i, _| round == 0 && i % 2 == 0);
+        assert_eq!(heap.registered_finalizers(), expect.len());
+        kept.clear();
+    }
+}
+
+/// Counts its drops.
+struct Counted(Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
+#[test]
+fn what_a_finalizer_captures_is_dropped_once_whether_it_runs_is_unregistered_or_outlives_the_heap()
+{
+    let drops = Arc::new(AtomicUsize::new(0));
+    let ran = Arc::new(AtomicUsize::new(0));
+    {
+        let heap = heap(small_config());
+        let mut m = heap.mutator().unwrap();
+        let mut roots = Vec::new();
+        for i in 0..300 {
+            let o = new_pair(&mut m, i, None, None).unwrap();
+            let (c, ran) = (Counted(drops.clone()), ran.clone());
+            m.register_finalizer(o, FinalizerOrder::Unordered, move |_, _| {
+                let _c = c;
+                ran.fetch_add(1, Relaxed);
+            })
+            .unwrap();
+            roots.push(m.root(o).unwrap());
+        }
+        // A refused registration drops its closure at once.
+        let c = Counted(drops.clone());
+        assert!(m
+            .register_finalizer(
+                roots[0].get().unwrap(),
+                FinalizerOrder::Ordered,
+                move |_, _| drop(c)
+            )
+            .is_err());
+        assert_eq!(drops.load(Relaxed), 1);
+        for r in &roots[..100] {
+            assert!(m.unregister_finalizer(r.get().unwrap()));
+        }
+        roots.drain(100..200);
+        m.collect();
+        assert_eq!(m.run_finalizers().unwrap(), 100);
+        assert_eq!(ran.load(Relaxed), 100);
+        assert_eq!(
+            drops.load(Relaxed),
+            201,
+            "100 unregistered, 100 run, 1 refused"
+        );
+        assert_eq!(heap.registered_finalizers(), 100);
+        // The heap goes with 100 registered: never run, but dropped.
+    }
+    assert_eq!(ran.load(Relaxed), 100);
+    assert_eq!(drops.load(Relaxed), 301);
+}

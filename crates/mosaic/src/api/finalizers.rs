@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Weak};
 
-use crate::collect::FinalizerOrder;
+use crate::collect::{FinalizerKind, FinalizerOrder, RegisterError};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::object::ObjRef;
@@ -13,8 +13,8 @@ use crate::object::ObjRef;
 use super::heap::{FinalizerSignal, Heap, HeapInner, Notifier};
 use super::mutator::Mutator;
 
-/// A finalizer: runs once, on a thread with a mutator, with the object.
-type FinalizerFn<E> = Box<dyn FnOnce(&mut Mutator<E>, ObjRef) + Send>;
+/// A finalizer given as a plain function: `f(mutator, object, tag, data)`.
+pub type FinalizerFn<E> = fn(&mut Mutator<E>, ObjRef, usize, usize);
 
 impl<E: Embedder> Mutator<E> {
     /// Registers a finalizer for `obj`: when `obj` becomes unreachable it is
@@ -28,25 +28,79 @@ impl<E: Embedder> Mutator<E> {
     /// mutator, so they may allocate and use heap objects. While `f` runs,
     /// its object is rooted and pinned: a compaction that `f` causes does
     /// not move it, so the `ObjRef` `f` is given stays valid (anything else
-    /// it holds as a plain `ObjRef` may move, as anywhere). Finalizers still
-    /// registered or queued when the heap is dropped never run (`on_free`
-    /// still does). Refused if `obj` is not an object of this heap or
-    /// already has a finalizer.
+    /// it holds as a plain `ObjRef` may move, as anywhere: what `f`
+    /// captures is not traced, so keep heap objects it needs in a
+    /// [`crate::Root`], or reach them from `obj`). Finalizers still
+    /// registered or queued when the heap is dropped never run (what they
+    /// captured is dropped; `on_free` still runs). Refused if `obj` is not
+    /// an object of this heap or already has a finalizer.
+    ///
+    /// A closure that captures nothing is stored in 16 bytes with no
+    /// allocation; one that captures something is boxed besides (see
+    /// [`Mutator::register_finalizer_fn`] for the allocation-free form
+    /// with a data word).
     pub fn register_finalizer(
         &self,
         obj: ObjRef,
         order: FinalizerOrder,
         f: impl FnOnce(&mut Mutator<E>, ObjRef) + Send + 'static,
     ) -> Result<(), Error> {
+        let (kind, data) = closure_kind::<E, _>(f);
+        let r = self.register_kind(obj, order, kind, data);
+        if r.is_err() {
+            if let Some(d) = kind.drop {
+                // SAFETY: the registration was refused: `data` is still ours.
+                unsafe { d(data) }
+            }
+        }
+        r
+    }
+
+    /// [`Mutator::register_finalizer`] with a plain function: `f(m, obj,
+    /// tag, data)` runs once, on the same terms. Nothing is allocated: the
+    /// registration costs 16 bytes. `data` belongs to this registration;
+    /// `(f, tag)` pairs are interned for the heap's life (a tag is meant to
+    /// be shared by many objects: a type, a C function pointer), and a heap
+    /// accepts about half a million distinct pairs. Neither word is traced
+    /// or updated when objects move: to reach a heap object from the
+    /// finalizer, reach it from `obj`, or root and pin it yourself.
+    pub fn register_finalizer_fn(
+        &self,
+        obj: ObjRef,
+        order: FinalizerOrder,
+        f: FinalizerFn<E>,
+        tag: usize,
+        data: usize,
+    ) -> Result<(), Error> {
+        let kind = FinalizerKind {
+            call: call_fn::<E>,
+            drop: None,
+            a: f as usize,
+            b: tag,
+        };
+        self.register_kind(obj, order, kind, data)
+    }
+
+    fn register_kind(
+        &self,
+        obj: ObjRef,
+        order: FinalizerOrder,
+        kind: FinalizerKind,
+        data: usize,
+    ) -> Result<(), Error> {
         self.check_usable("register a finalizer")?;
         let core = &self.heap.core;
         let obj = core.check_object(obj.addr())?;
-        let f: FinalizerFn<E> = Box::new(f);
         core.finalizers
-            .register(obj.addr(), order, Box::new(f))
-            .map_err(|_| Error::AlreadyRegistered {
-                addr: obj.addr(),
-                what: "finalizer",
+            .register(&core.table, obj.addr(), order, kind, data)
+            .map_err(|e| match e {
+                RegisterError::AlreadyRegistered => Error::AlreadyRegistered {
+                    addr: obj.addr(),
+                    what: "finalizer",
+                },
+                RegisterError::TooManyKinds => {
+                    Error::Misuse("too many distinct finalizer functions and tags".into())
+                }
             })
     }
 
@@ -55,7 +109,11 @@ impl<E: Embedder> Mutator<E> {
     pub fn unregister_finalizer(&self, obj: ObjRef) -> bool {
         // (In a blocking region or a callback, nothing is unregistered.)
         self.check_usable("unregister a finalizer").is_ok()
-            && self.heap.core.finalizers.unregister(obj.addr())
+            && self
+                .heap
+                .core
+                .finalizers
+                .unregister(&self.heap.core.table, obj.addr())
     }
 
     /// Runs every queued finalizer on this thread (oldest first, including
@@ -73,21 +131,29 @@ impl<E: Embedder> Mutator<E> {
             let core = &self.heap.core;
             // Popping and rooting happen with no safepoint in between, so no
             // collection can see the object unrooted.
-            let Some((addr, payload)) = core.finalizers.pop_ready() else {
+            let Some(ready) = core.finalizers.pop_ready() else {
                 return Ok(n);
             };
+            let addr = ready.obj;
             let root = self.link.roots.make(addr);
-            let f = payload
-                .downcast::<FinalizerFn<E>>()
-                .expect("a finalizer payload is a FinalizerFn");
-            let obj = root.get().expect("a rooted finalizable object");
-            // Pinned while `f` runs: it holds `obj` as a plain reference,
-            // and a collection it causes may compact. Unpinned even if `f`
-            // panics.
+            // Pinned while the finalizer runs: it holds `obj` as a plain
+            // reference, and a collection it causes may compact. Unpinned
+            // even if it panics.
             core.pins.pin(addr);
             let pin = PinnedWhileRunning(self.heap.clone(), addr);
             n += 1;
-            f(self, obj);
+            // SAFETY: `call` is the trampoline the registration made for
+            // this heap's embedder type, given its own kind words and data
+            // once (the entry is gone from the queue), and this mutator.
+            unsafe {
+                (ready.kind.call)(
+                    (self as *mut Mutator<E>).cast(),
+                    addr,
+                    ready.kind.a,
+                    ready.kind.b,
+                    ready.data,
+                )
+            };
             drop(pin);
             drop(root);
         }
@@ -188,4 +254,82 @@ fn finalizer_thread<E: Embedder>(
             }
         }
     }
+}
+
+/// The kind and data word of a closure finalizer: a closure that captures
+/// nothing needs no storage, any other one is boxed.
+fn closure_kind<E, F>(f: F) -> (FinalizerKind, usize)
+where
+    E: Embedder,
+    F: FnOnce(&mut Mutator<E>, ObjRef) + Send + 'static,
+{
+    let data = if std::mem::size_of::<F>() == 0 {
+        std::mem::forget(f);
+        0
+    } else {
+        Box::into_raw(Box::new(f)) as usize
+    };
+    let drop = (std::mem::needs_drop::<F>() || std::mem::size_of::<F>() != 0)
+        .then_some(drop_closure::<F> as unsafe fn(usize));
+    let kind = FinalizerKind {
+        call: call_closure::<E, F>,
+        drop,
+        a: 0,
+        b: 0,
+    };
+    (kind, data)
+}
+
+/// Takes back the closure stored by [`closure_kind`].
+///
+/// # Safety
+/// `data` must come from `closure_kind::<_, F>` and not have been taken.
+unsafe fn take_closure<F>(data: usize) -> F {
+    if std::mem::size_of::<F>() == 0 {
+        // SAFETY: a zero-sized value is read from any aligned non-null
+        // pointer; `closure_kind` forgot the original, so this is the one.
+        unsafe { std::ptr::NonNull::<F>::dangling().as_ptr().read() }
+    } else {
+        // SAFETY: `data` is the box `closure_kind` leaked, taken once.
+        unsafe { *Box::from_raw(data as *mut F) }
+    }
+}
+
+/// Runs a closure finalizer.
+///
+/// # Safety
+/// `m` is the `Mutator<E>` running finalizers; `data` as in [`take_closure`].
+unsafe fn call_closure<E, F>(m: *mut (), obj: usize, _a: usize, _b: usize, data: usize)
+where
+    E: Embedder,
+    F: FnOnce(&mut Mutator<E>, ObjRef) + Send + 'static,
+{
+    // SAFETY: the caller's promises.
+    let (f, m) = unsafe { (take_closure::<F>(data), &mut *m.cast::<Mutator<E>>()) };
+    f(m, ObjRef::from_heap_addr(obj));
+}
+
+/// Drops a closure finalizer that will never run.
+///
+/// # Safety
+/// As in [`take_closure`].
+unsafe fn drop_closure<F>(data: usize) {
+    // SAFETY: the caller's promise.
+    drop(unsafe { take_closure::<F>(data) });
+}
+
+/// Runs a [`FinalizerFn`] finalizer (`a` is the function, `b` the tag).
+///
+/// # Safety
+/// `m` is the `Mutator<E>` running finalizers; `a` a `FinalizerFn<E>`.
+unsafe fn call_fn<E: Embedder>(m: *mut (), obj: usize, a: usize, b: usize, data: usize) {
+    // SAFETY: `a` was made from a `FinalizerFn<E>` by
+    // `register_finalizer_fn`, for this heap's `E`.
+    let (f, m) = unsafe {
+        (
+            std::mem::transmute::<usize, FinalizerFn<E>>(a),
+            &mut *m.cast::<Mutator<E>>(),
+        )
+    };
+    f(m, ObjRef::from_heap_addr(obj), b, data);
 }

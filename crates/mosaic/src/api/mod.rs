@@ -9,6 +9,7 @@ mod references;
 mod stats;
 
 pub use dump::DumpSummary;
+pub use finalizers::FinalizerFn;
 pub use heap::{EventListener, Heap};
 pub use mutator::{Mutator, RawFastPath};
 pub use stats::{PoolStats, Stats};

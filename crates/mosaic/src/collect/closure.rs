@@ -125,7 +125,7 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         finalizers = chosen.len();
         // No embedder code runs from here on: the collection completes.
         weak.clear(short);
-        core.finalizers.enqueue(chosen);
+        core.finalizers.enqueue(table, chosen);
         pass.finish(table);
         (m.marked, m.marked_bytes)
     } else {

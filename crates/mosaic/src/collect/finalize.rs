@@ -22,9 +22,23 @@
 //! that stayed unmarked are ready; finally every ready object is marked, and
 //! what it reaches with it.
 //!
-//! The payload is opaque here (the API layer stores the embedder's callback).
+//! The table is built to cost little per registration (16 bytes, no
+//! allocation, no hashing of the object):
+//! - The object's `finalizer` bit (its page descriptor) says "registered";
+//!   registering sets it atomically, which is also how a second
+//!   registration is refused, and unregistering clears it.
+//! - Registrations are appended to one log of 16-byte entries: the object's
+//!   offset in the heap (in words), its finalizer's *kind* and order packed in one
+//!   word, and a data word. A kind (the code to run and its constant
+//!   arguments) is interned: a program has few of them.
+//!
+//! Invariant: an entry is current iff its object's bit is set and it is the
+//! last entry for that object in the log. Unregistering leaves a stale
+//! entry behind (counted); every pass over the log that needs exactness
+//! first removes the stale ones (`Table::compact`). Collections pass over
+//! the log once: their work is proportional to the registrations, and the
+//! log shrinks when they go away.
 
-use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
@@ -32,7 +46,7 @@ use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
 use crate::embedder::Tracer;
-use crate::space::{MarkState, PageTable};
+use crate::space::{Located, MarkState, PageDesc, PageTable};
 
 /// The order in which dead finalizable objects are finalized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,42 +62,213 @@ pub enum FinalizerOrder {
     Unordered = 1,
 }
 
-/// What the API layer attaches to a registration.
-pub type Payload = Box<dyn Any + Send>;
+/// What runs a finalizer: `call(mutator, object, a, b, data)`, where `a`
+/// and `b` belong to the kind and `data` to the registration. `drop`
+/// releases a `data` whose finalizer will never run (`None`: nothing to
+/// release). The API layer makes these; the collector only stores them.
+#[derive(Clone, Copy)]
+pub struct FinalizerKind {
+    pub call: unsafe fn(*mut (), usize, usize, usize, usize),
+    pub drop: Option<unsafe fn(usize)>,
+    pub a: usize,
+    pub b: usize,
+}
+
+impl FinalizerKind {
+    fn key(&self) -> [usize; 4] {
+        [
+            self.call as usize,
+            self.drop.map_or(0, |d| d as usize),
+            self.a,
+            self.b,
+        ]
+    }
+}
+
+/// The data of a registration dropped unrun, with its release function.
+type Grave = (unsafe fn(usize), usize);
+
+/// A finalizer chosen by a collection, waiting to run.
+pub struct Ready {
+    pub obj: usize,
+    pub kind: FinalizerKind,
+    pub data: usize,
+}
+
+/// Why a registration was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RegisterError {
+    /// The object has a finalizer already.
+    AlreadyRegistered,
+    /// More distinct kinds than an entry can name.
+    TooManyKinds,
+}
+
+/// Granules of 8 bytes (every object starts on one: slot sizes are
+/// multiples of 8) in an entry's offset: 128 TiB of heap.
+const OFFSET_BITS: u32 = 44;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+/// Kinds an entry can name (19 bits; the top bit is the order).
+const MAX_KINDS: usize = 1 << (63 - OFFSET_BITS);
+const ORDERED: u64 = 1 << 63;
+
+/// One registration: the object (granule offset), kind and order in one
+/// word, then the data word.
+#[derive(Clone, Copy)]
+struct Entry {
+    packed: u64,
+    data: usize,
+}
+
+impl Entry {
+    fn obj(&self, base: usize) -> usize {
+        base + (((self.packed & OFFSET_MASK) as usize) << 3)
+    }
+    fn kind(&self) -> usize {
+        ((self.packed & !ORDERED) >> OFFSET_BITS) as usize
+    }
+    fn ordered(&self) -> bool {
+        self.packed & ORDERED != 0
+    }
+    fn with_obj(self, base: usize, obj: usize) -> Entry {
+        let off = ((obj - base) >> 3) as u64;
+        Entry {
+            packed: (self.packed & !OFFSET_MASK) | off,
+            ..self
+        }
+    }
+}
+
+#[derive(Default)]
+struct Table {
+    log: Vec<Entry>,
+    /// Entries left behind by unregistering (see the module docs).
+    stale: usize,
+    kinds: Vec<FinalizerKind>,
+    kind_ids: FxHashMap<[usize; 4], u32>,
+}
 
 /// The heap's finalizers.
 #[derive(Default)]
 pub struct Finalizers {
-    registered: Mutex<FxHashMap<usize, (FinalizerOrder, Payload)>>,
+    table: Mutex<Table>,
     /// Chosen objects whose finalizer has not run yet (roots until then).
-    ready: Mutex<VecDeque<(usize, Payload)>>,
+    ready: Mutex<VecDeque<Ready>>,
+    /// Data of dropped registrations whose release runs embedder code:
+    /// released on a mutator's next call here, never inside a pause.
+    graveyard: Mutex<Vec<Grave>>,
+    graves: AtomicBool,
     count: AtomicUsize,
     /// Set when a collection queued finalizers; taken by the notifier.
     queued: AtomicBool,
 }
 
+/// The `finalizer` bit of the object at `obj` (a checked object start).
+fn bit(table: &PageTable, obj: usize) -> Option<(&PageDesc, usize)> {
+    match table.locate(obj) {
+        Located::Small { page, slot, .. } => Some((table.desc(page), slot)),
+        Located::Large { head, .. } => Some((table.desc(head), 0)),
+        _ => None,
+    }
+}
+
+fn registered_bit(table: &PageTable, obj: usize) -> bool {
+    bit(table, obj).is_some_and(|(d, s)| d.finalizer.get(s))
+}
+
+impl Table {
+    /// Removes the stale entries: those whose object's bit is clear, and
+    /// all but the last entry of an object. Their data goes to `dead`.
+    fn compact(&mut self, table: &PageTable, dead: &mut Vec<Grave>) {
+        if self.stale == 0 {
+            return;
+        }
+        self.stale = 0;
+        let base = table.base();
+        // Sorted by object, stable: an object's last entry comes last.
+        self.log.sort_by_key(|e| e.packed & OFFSET_MASK);
+        let kinds = &self.kinds;
+        let mut keep = Vec::with_capacity(self.log.len());
+        let n = self.log.len();
+        for i in 0..n {
+            let e = self.log[i];
+            let last =
+                i + 1 == n || (self.log[i + 1].packed & OFFSET_MASK) != (e.packed & OFFSET_MASK);
+            if last && registered_bit(table, e.obj(base)) {
+                keep.push(e);
+            } else if let Some(d) = kinds[e.kind()].drop {
+                dead.push((d, e.data));
+            }
+        }
+        self.log = keep;
+    }
+
+    fn shrink(&mut self) {
+        if self.log.capacity() > 64 && self.log.len() < self.log.capacity() / 4 {
+            self.log.shrink_to(self.log.len() * 2);
+        }
+    }
+}
+
 impl Finalizers {
-    /// Registers `obj`; refused (payload returned) if it already has one.
+    /// Registers a finalizer for the object at `obj` (a checked object).
     pub fn register(
         &self,
+        table: &PageTable,
         obj: usize,
         order: FinalizerOrder,
-        payload: Payload,
-    ) -> Result<(), Payload> {
-        let mut r = self.registered.lock();
-        if r.contains_key(&obj) {
-            return Err(payload);
+        kind: FinalizerKind,
+        data: usize,
+    ) -> Result<(), RegisterError> {
+        self.release_graves();
+        let (d, s) = bit(table, obj).ok_or(RegisterError::AlreadyRegistered)?;
+        if !d.finalizer.test_and_set_atomic(s) {
+            return Err(RegisterError::AlreadyRegistered);
         }
-        r.insert(obj, (order, payload));
-        self.count.store(r.len(), Relaxed);
+        let mut t = self.table.lock();
+        let id = match t.kind_ids.get(&kind.key()) {
+            Some(&id) => id,
+            None if t.kinds.len() >= MAX_KINDS => {
+                drop(t);
+                d.finalizer.test_and_clear_atomic(s);
+                return Err(RegisterError::TooManyKinds);
+            }
+            None => {
+                let id = t.kinds.len() as u32;
+                t.kinds.push(kind);
+                t.kind_ids.insert(kind.key(), id);
+                id
+            }
+        };
+        let order = if order == FinalizerOrder::Ordered {
+            ORDERED
+        } else {
+            0
+        };
+        let packed = (((obj - table.base()) >> 3) as u64) | ((id as u64) << OFFSET_BITS) | order;
+        t.log.push(Entry { packed, data });
+        self.count.fetch_add(1, Relaxed);
         Ok(())
     }
 
     /// Removes `obj`'s registration (not a queued one); whether it had one.
-    pub fn unregister(&self, obj: usize) -> bool {
-        let mut r = self.registered.lock();
-        let had = r.remove(&obj).is_some();
-        self.count.store(r.len(), Relaxed);
+    pub fn unregister(&self, table: &PageTable, obj: usize) -> bool {
+        self.release_graves();
+        let had = bit(table, obj).is_some_and(|(d, s)| d.finalizer.test_and_clear_atomic(s));
+        if had {
+            self.count.fetch_sub(1, Relaxed);
+            let mut t = self.table.lock();
+            t.stale += 1;
+            // A log mostly made of stale entries is cleaned now, on the
+            // mutator (amortized: at least half the log goes).
+            if t.stale > 64 && t.stale * 2 > t.log.len() {
+                let mut dead = Vec::new();
+                t.compact(table, &mut dead);
+                t.shrink();
+                drop(t);
+                release(dead);
+            }
+        }
         had
     }
 
@@ -102,7 +287,8 @@ impl Finalizers {
     }
 
     /// The next ready finalizer, oldest first.
-    pub fn pop_ready(&self) -> Option<(usize, Payload)> {
+    pub fn pop_ready(&self) -> Option<Ready> {
+        self.release_graves();
         self.ready.lock().pop_front()
     }
 
@@ -111,27 +297,50 @@ impl Finalizers {
         self.queued.swap(false, Relaxed)
     }
 
+    /// Releases the data of dropped registrations (a mutator, outside any
+    /// pause: the release may run embedder code).
+    fn release_graves(&self) {
+        if self.graves.load(Relaxed) {
+            self.graves.store(false, Relaxed);
+            release(std::mem::take(&mut *self.graveyard.lock()));
+        }
+    }
+
+    /// Pause: keeps the data of dropped registrations for later release.
+    fn bury(&self, dead: Vec<Grave>) {
+        if !dead.is_empty() {
+            self.graveyard.lock().extend(dead);
+            self.graves.store(true, Relaxed);
+        }
+    }
+
     /// Compaction: registrations follow their moved objects (`fwd` maps
-    /// old addresses to new ones). The ready queue is a root, updated with
-    /// the others ([`Finalizers::scan_ready`]).
-    pub fn update_moved(&self, fwd: &impl Fn(usize) -> Option<usize>) {
-        if !self.any() {
+    /// old addresses to new ones; the `finalizer` bits moved with the
+    /// objects). The ready queue is a root, updated with the others
+    /// ([`Finalizers::scan_ready`]).
+    pub fn update_moved(&self, table: &PageTable, fwd: &impl Fn(usize) -> Option<usize>) {
+        let mut t = self.table.lock();
+        if t.log.is_empty() {
             return;
         }
-        let mut r = self.registered.lock();
-        let moved: Vec<(usize, usize)> = r.keys().filter_map(|&o| fwd(o).map(|n| (o, n))).collect();
-        for (o, n) in moved {
-            let v = r.remove(&o).expect("key just listed");
-            r.insert(n, v);
+        // Stale entries first: one could name a free slot an object moves to.
+        let mut dead = Vec::new();
+        t.compact(table, &mut dead);
+        self.bury(dead);
+        let base = table.base();
+        for e in &mut t.log {
+            if let Some(n) = fwd(e.obj(base)) {
+                *e = e.with_obj(base, n);
+            }
         }
     }
 
     /// Pause: visits the objects of the ready queue (they are roots).
     pub fn scan_ready<T: Tracer>(&self, tracer: &mut T) {
-        for (obj, _) in self.ready.lock().iter_mut() {
-            let mut p = *obj as *mut u8;
+        for r in self.ready.lock().iter_mut() {
+            let mut p = r.obj as *mut u8;
             tracer.visit(&mut p);
-            *obj = p as usize;
+            r.obj = p as usize;
         }
     }
 
@@ -139,19 +348,27 @@ impl Finalizers {
     /// caller marks them. `mark_children(obj)` must trace `obj`'s fields
     /// (skipping references to `obj` itself) and drain.
     pub fn choose(&self, table: &PageTable, mut mark_children: impl FnMut(usize)) -> Vec<usize> {
-        let r = self.registered.lock();
         let unmarked = |o: usize| matches!(table.mark_state(o), MarkState::Unmarked(_));
-        let mut ready: Vec<usize> = r
-            .iter()
-            .filter(|(&o, (order, _))| *order == FinalizerOrder::Unordered && unmarked(o))
-            .map(|(&o, _)| o)
-            .collect();
-        let ordered: Vec<usize> = r
-            .iter()
-            .filter(|(&o, (order, _))| *order == FinalizerOrder::Ordered && unmarked(o))
-            .map(|(&o, _)| o)
-            .collect();
-        drop(r);
+        let base = table.base();
+        let (mut ready, ordered) = {
+            let mut t = self.table.lock();
+            let mut dead = Vec::new();
+            t.compact(table, &mut dead);
+            self.bury(dead);
+            let (mut ready, mut ordered) = (Vec::new(), Vec::new());
+            for e in &t.log {
+                let o = e.obj(base);
+                if unmarked(o) {
+                    if e.ordered() {
+                        ordered.push(o);
+                    } else {
+                        ready.push(o);
+                    }
+                }
+            }
+            (ready, ordered)
+        };
+        // No lock held: `mark_children` runs the embedder's `trace`.
         for &o in &ordered {
             mark_children(o);
         }
@@ -161,19 +378,69 @@ impl Finalizers {
 
     /// Pause: moves the chosen objects' registrations to the ready queue
     /// (in address order, so runs are reproducible).
-    pub fn enqueue(&self, mut chosen: Vec<usize>) {
+    pub fn enqueue(&self, table: &PageTable, mut chosen: Vec<usize>) {
         if chosen.is_empty() {
             return;
         }
         chosen.sort_unstable();
-        let mut r = self.registered.lock();
-        let mut q = self.ready.lock();
-        for o in chosen {
-            if let Some((_, payload)) = r.remove(&o) {
-                q.push_back((o, payload));
+        for &o in &chosen {
+            if let Some((d, s)) = bit(table, o) {
+                d.finalizer.clear(s);
             }
         }
-        self.count.store(r.len(), Relaxed);
+        let base = table.base();
+        let mut t = self.table.lock();
+        let mut moved = Vec::with_capacity(chosen.len());
+        let Table { log, kinds, .. } = &mut *t;
+        // No stale entry here (`choose` removed them): a clear bit means
+        // chosen.
+        log.retain(|e| {
+            let o = e.obj(base);
+            if registered_bit(table, o) {
+                return true;
+            }
+            debug_assert!(chosen.binary_search(&o).is_ok());
+            moved.push(Ready {
+                obj: o,
+                kind: kinds[e.kind()],
+                data: e.data,
+            });
+            false
+        });
+        t.shrink();
+        drop(t);
+        moved.sort_unstable_by_key(|r| r.obj);
+        self.count.fetch_sub(moved.len(), Relaxed);
+        self.ready.lock().extend(moved);
         self.queued.store(true, Relaxed);
+    }
+}
+
+fn release(dead: Vec<Grave>) {
+    for (d, data) in dead {
+        // SAFETY: each pair is a registration's own release function and
+        // data, dropped once (the entry holding them is gone).
+        unsafe { d(data) }
+    }
+}
+
+impl Drop for Finalizers {
+    fn drop(&mut self) {
+        // Finalizers registered or queued when the heap goes never run;
+        // what they hold is released.
+        let t = self.table.get_mut();
+        let mut dead: Vec<_> = std::mem::take(self.graveyard.get_mut());
+        // Every entry, stale or not, holds its own data.
+        for e in &t.log {
+            if let Some(d) = t.kinds[e.kind()].drop {
+                dead.push((d, e.data));
+            }
+        }
+        for r in self.ready.get_mut().drain(..) {
+            if let Some(d) = r.kind.drop {
+                dead.push((d, r.data));
+            }
+        }
+        release(dead);
     }
 }

@@ -66,7 +66,7 @@ pub use cycle::run_collection;
 pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};
 pub use events::{GcEvent, GcReason};
-pub use finalize::FinalizerOrder;
+pub use finalize::{FinalizerKind, FinalizerOrder, RegisterError};
 pub use heap::HeapCore;
 pub use heap_sizing::HeapDecision;
 pub use roots::{Root, RootTable};

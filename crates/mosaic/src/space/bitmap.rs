@@ -64,6 +64,18 @@ impl Bitmap {
         w.fetch_or(bit, Relaxed) & bit == 0
     }
 
+    /// Clears bit `i` as one atomic read-modify-write and reports whether
+    /// it was set: of several threads clearing it, exactly one sees `true`.
+    #[inline(always)]
+    pub fn test_and_clear_atomic(&self, i: usize) -> bool {
+        let w = &self.words[i / 64];
+        let bit = 1 << (i % 64);
+        if w.load(Relaxed) & bit == 0 {
+            return false;
+        }
+        w.fetch_and(!bit, Relaxed) & bit != 0
+    }
+
     #[inline(always)]
     pub fn word(&self, w: usize) -> u64 {
         self.words[w].load(Relaxed)

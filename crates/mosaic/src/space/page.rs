@@ -57,6 +57,12 @@ pub struct PageDesc {
     pub no_pointers: Bitmap,
     /// `on_free` must be called when the slot's object dies.
     pub cleanup: Bitmap,
+    /// The slot's object has a finalizer registered (not yet queued). Set
+    /// and cleared atomically by registering mutators (any thread, any
+    /// page); only a pause otherwise writes it.
+    pub finalizer: Bitmap,
+    /// The slot's object is an ephemeron (`collect/ephemeron.rs`).
+    pub ephemeron: Bitmap,
 }
 
 impl PageDesc {
@@ -169,6 +175,8 @@ impl PageDesc {
             &self.forwarded,
             &self.no_pointers,
             &self.cleanup,
+            &self.finalizer,
+            &self.ephemeron,
         ] {
             b.clear_all();
         }

@@ -104,7 +104,7 @@ pub fn compact<E: Embedder>(
     let f = |v: usize| fwd.forward(v);
     weak.update_moved(&f);
     core.ephemerons.update_moved(&f);
-    core.finalizers.update_moved(&f);
+    core.finalizers.update_moved(&core.table, &f);
     core.span("update roots", t, None);
 
     let stale = if verify_all || core.config.verify {
@@ -155,6 +155,6 @@ fn check<E: Embedder>(
     weak.update_moved(&probe("weak reference"));
     core.ephemerons.update_moved(&probe("ephemeron"));
     core.finalizers
-        .update_moved(&probe("finalizer registration"));
+        .update_moved(&core.table, &probe("finalizer registration"));
     c.into_inner().error
 }

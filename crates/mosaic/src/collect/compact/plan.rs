@@ -195,6 +195,16 @@ impl<E: Embedder> Planner<'_, E> {
         } else {
             d2.cleanup.clear(s2);
         }
+        // Registered finalizers and ephemerons follow their objects (the
+        // finalizer log and ephemeron pages are updated after the moves).
+        for (b, b2) in [(&d.finalizer, &d2.finalizer), (&d.ephemeron, &d2.ephemeron)] {
+            if b.get(s) {
+                b2.set(s2);
+                b.clear(s);
+            } else {
+                b2.clear(s2);
+            }
+        }
         d.mark.clear(s);
         d.forwarded.set(s);
         if self.last_source != p {
