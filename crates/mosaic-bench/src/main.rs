@@ -6,6 +6,8 @@
 //! cargo run --release -p mosaic-bench -- --only gcbench-scaled --scaled-depths 16 --reps 1
 //! cargo run --release -p mosaic-bench -- --only gcbench --jvm-warmup 5
 //! cargo run --release -p mosaic-bench -- --only footprint   # an almost empty heap's RSS, Mosaic and Boehm
+//! cargo run --release -p mosaic-bench -- --only finalizers  # a finalizer per object: ns and bytes each, Mosaic, Boehm, Java
+//! cargo run --release -p mosaic-bench -- --only ephemerons  # a weak-keyed table: ns and bytes per entry, Mosaic, Boehm, Java
 //! ```
 //!
 //! Every run is a separate process (Mosaic's too, through the hidden `worker`
@@ -62,6 +64,7 @@ mod compaction_bench;
 mod footprint_bench;
 mod peers;
 mod process;
+mod refs_bench;
 mod release_bench;
 mod report;
 mod worker;
@@ -97,6 +100,10 @@ pub struct Args {
     /// diagrams, RSS pinned-first against address order, compaction
     /// throughput, the varsize heap compacted, n-queens with conservative
     /// stack roots against OCaml; see `compaction_bench.rs`).
+    /// `footprint` alone: an almost empty heap's RSS, Mosaic and Boehm.
+    /// `finalizers` and `ephemerons` (alone or together): a finalizer per
+    /// object and a weak-keyed table, Mosaic, Boehm and Java (see
+    /// `refs_bench.rs`).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Runs of each Java benchmark in the same JVM before the one reported
@@ -154,6 +161,24 @@ fn main() {
         std::fs::create_dir_all(&build_dir).expect("peer build directory");
         if let Err(e) = footprint_bench::run(reps.max(5), &build_dir, timeout) {
             eprintln!("footprint: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let refs: Option<Vec<_>> = args
+        .only
+        .iter()
+        .map(|o| refs_bench::Comparison::from_name(o))
+        .collect();
+    if let Some(refs) = refs.filter(|r| !r.is_empty()) {
+        let timeout = Duration::from_secs(args.timeout);
+        std::fs::create_dir_all(&build_dir).expect("peer build directory");
+        let mut ok = true;
+        for which in refs {
+            ok &= refs_bench::run(which, reps, &build_dir, args.jvm_warmup, timeout);
+        }
+        if !ok {
+            eprintln!("FAILED RUNS (see the check column)");
             std::process::exit(1);
         }
         return;

@@ -103,6 +103,25 @@ pub fn ocaml(src: &Path, out: &Path, name: &str) -> Built {
     Ok(exe)
 }
 
+/// Compiles the Java peers `peers/java/{class}.java` (`src` is `peers/`)
+/// into the class directory `dir`, which it returns.
+pub(crate) fn javac(src: &Path, dir: &Path, classes: &[&str]) -> Built {
+    if !has("javac") || !has("java") {
+        return Err(format!(
+            "javac not found (package openjdk-17-jdk-headless; {INSTALL})"
+        ));
+    }
+    let sources: Vec<PathBuf> = classes
+        .iter()
+        .map(|n| src.join("java").join(format!("{n}.java")))
+        .collect();
+    run(
+        Command::new("javac").arg("-d").arg(dir).args(&sources),
+        "java peers",
+    )?;
+    Ok(dir.to_path_buf())
+}
+
 impl Peers {
     /// Builds every peer from `src` (the `peers/` folder) into `out`.
     pub fn build(src: &Path, out: &Path) -> Peers {
@@ -131,22 +150,12 @@ impl Peers {
             )?;
             Ok(exe)
         };
-        let java = || -> Built {
-            if !has("javac") || !has("java") {
-                return Err(format!(
-                    "javac not found (package openjdk-17-jdk-headless; {INSTALL})"
-                ));
-            }
-            let dir = out.join("java");
-            let sources: Vec<PathBuf> = ["GCBench", "BinaryTrees", "Pauses"]
-                .iter()
-                .map(|n| src.join("java").join(format!("{n}.java")))
-                .collect();
-            run(
-                Command::new("javac").arg("-d").arg(&dir).args(&sources),
-                "java peers",
-            )?;
-            Ok(dir)
+        let java = || {
+            javac(
+                src,
+                &out.join("java"),
+                &["GCBench", "BinaryTrees", "Pauses"],
+            )
         };
         Peers {
             boehm_gcbench: cc(
