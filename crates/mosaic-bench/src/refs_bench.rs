@@ -354,3 +354,46 @@ fn legend(
     lines.push(format!("peak MB: ru_maxrss of the process. java-g1: -XX:+UseG1GC, default heap, {java_runs}; the System.gc() calls of the memory readings are not in its total"));
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds both C peers as the suite does and runs them on a small
+    /// table: each must pass its own check.
+    #[test]
+    fn the_c_peers_pass_their_checks() {
+        let dir = std::env::temp_dir().join(format!("mosaic-bench-refs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for which in [Comparison::Finalizers, Comparison::Ephemerons] {
+            let rs = runners(which, 20_001, &dir, 0);
+            let boehm = rs.into_iter().find(|r| r.name == "boehm").unwrap();
+            let mut cmd = match boehm.cmd {
+                Ok(c) => c,
+                // A missing compiler or library is a skip with its package.
+                Err(e) => return assert!(e.contains("package"), "{e}"),
+            };
+            let o = process::run(&mut cmd, Duration::from_secs(60));
+            assert_eq!(failure(which, &o), None, "{which:?}: {o:?}");
+            assert_eq!(o.get("n"), Some(20_001.0));
+            assert!(o.inner_ms.is_some(), "{o:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_check_is_a_failure_that_names_it() {
+        let mut o = Outcome {
+            result: serde_json::from_str(r#"{"check": 0, "n": 10, "ran": 9}"#).unwrap(),
+            ..Outcome::default()
+        };
+        let why = failure(Comparison::Finalizers, &o).unwrap();
+        assert_eq!(why, "check failed: 9/10 ran");
+        o.result = serde_json::from_str(r#"{"check": 1, "n": 10, "ran": 10}"#).unwrap();
+        assert_eq!(failure(Comparison::Finalizers, &o), None);
+        o.error = Some("killed after 1s".into());
+        assert!(failure(Comparison::Finalizers, &o).is_some());
+        assert_eq!(cell(&[3.0, 1.0, 2.0], 1), "2.0 (1.0–3.0)");
+        assert_eq!(cell(&[], 1), "-");
+    }
+}
