@@ -362,6 +362,7 @@ typedef uint32_t mosaic_compact_order;
  * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
  * | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
  * | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much); smaller ones run on the collecting thread alone (0: always every worker) |
+ * | `ephemeron_header` | (none) | 0 | bytes of embedder header (a multiple of 8, at most 512) before every ephemeron's key and value words: `trace` sees ephemerons and visits the header, never the key and value |
  * | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
  * | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
  * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
@@ -441,6 +442,13 @@ typedef struct mosaic_config {
    * collecting thread alone (0: always every worker).
    */
   size_t parallel_min_live;
+  /**
+   * Bytes of embedder header (a multiple of 8, at most 512) at the start
+   * of every ephemeron, before its key and value words; `trace` is
+   * called on ephemerons and visits the header, never the key and value
+   * (see `mosaic_ephemeron_new`).
+   */
+  size_t ephemeron_header;
 } mosaic_config;
 
 /**
@@ -1446,10 +1454,15 @@ enum mosaic_error mosaic_register_weak_slot(struct mosaic_mutator *m, void **slo
 bool mosaic_unregister_weak_slot(struct mosaic_mutator *m, void **slot);
 
 /**
- * Allocates an ephemeron: a 16-byte heap object holding two pointer words,
- * `key` at offset 0 and `value` at offset 8, readable in place
- * (`((void **)e)[0]`, `[1]`) or with `mosaic_ephemeron_key` and
- * `mosaic_ephemeron_value`. The value is kept alive only while the key is
+ * Allocates an ephemeron: a heap object holding two pointer words, `key`
+ * at offset `H` and `value` at offset `H + 8`, readable in place
+ * (`((void **)e)[H / 8]`, `[H / 8 + 1]`) or with `mosaic_ephemeron_key`
+ * and `mosaic_ephemeron_value`, where `H` is the heap's
+ * `ephemeron_header` (0 by default: a 16-byte object). The `H` bytes
+ * before the key are the embedder's (a type header; zeroed at
+ * allocation): with `H > 0`, `trace` is called on the ephemeron like on
+ * any object and must visit the header's references only, never the key
+ * and value. Nothing is kept per ephemeron outside the object. The value is kept alive only while the key is
  * reachable by other paths (not through this ephemeron's value); when a
  * collection finds the key dead it sets both words to NULL. The ephemeron
  * itself is an ordinary object: keep it alive with a root or a traced

@@ -77,6 +77,7 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
 /// | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
 /// | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much); smaller ones run on the collecting thread alone (0: always every worker) |
+/// | `ephemeron_header` | (none) | 0 | bytes of embedder header (a multiple of 8, at most 512) before every ephemeron's key and value words: `trace` sees ephemerons and visits the header, never the key and value |
 /// | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
 /// | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
 /// | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
@@ -143,6 +144,11 @@ pub struct mosaic_config {
     /// collection runs on every GC worker; smaller ones run on the
     /// collecting thread alone (0: always every worker).
     pub parallel_min_live: usize,
+    /// Bytes of embedder header (a multiple of 8, at most 512) at the start
+    /// of every ephemeron, before its key and value words; `trace` is
+    /// called on ephemerons and visits the header, never the key and value
+    /// (see `mosaic_ephemeron_new`).
+    pub ephemeron_header: usize,
 }
 
 impl From<&Config> for mosaic_config {
@@ -209,6 +215,7 @@ impl From<&Config> for mosaic_config {
             compact_toward: compact_order_to_c(c.compact_toward),
             verify_compaction: c.verify_compaction,
             parallel_min_live: c.parallel_min_live,
+            ephemeron_header: c.ephemeron_header,
         }
     }
 }
@@ -301,6 +308,7 @@ impl mosaic_config {
             stress: self.stress,
             gc_threads: self.gc_threads,
             parallel_min_live: self.parallel_min_live,
+            ephemeron_header: self.ephemeron_header,
             page_resource,
             // A path has no place in a plain C struct: the trace is asked
             // for through the environment only.

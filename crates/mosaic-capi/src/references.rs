@@ -173,10 +173,15 @@ pub unsafe extern "C" fn mosaic_unregister_weak_slot(
     was
 }
 
-/// Allocates an ephemeron: a 16-byte heap object holding two pointer words,
-/// `key` at offset 0 and `value` at offset 8, readable in place
-/// (`((void **)e)[0]`, `[1]`) or with `mosaic_ephemeron_key` and
-/// `mosaic_ephemeron_value`. The value is kept alive only while the key is
+/// Allocates an ephemeron: a heap object holding two pointer words, `key`
+/// at offset `H` and `value` at offset `H + 8`, readable in place
+/// (`((void **)e)[H / 8]`, `[H / 8 + 1]`) or with `mosaic_ephemeron_key`
+/// and `mosaic_ephemeron_value`, where `H` is the heap's
+/// `ephemeron_header` (0 by default: a 16-byte object). The `H` bytes
+/// before the key are the embedder's (a type header; zeroed at
+/// allocation): with `H > 0`, `trace` is called on the ephemeron like on
+/// any object and must visit the header's references only, never the key
+/// and value. Nothing is kept per ephemeron outside the object. The value is kept alive only while the key is
 /// reachable by other paths (not through this ephemeron's value); when a
 /// collection finds the key dead it sets both words to NULL. The ephemeron
 /// itself is an ordinary object: keep it alive with a root or a traced

@@ -24,6 +24,7 @@
 //! | `compact` | `Never` | `MOSAIC_COMPACT` | when collections compact: `never` (only `Mutator::compact`), `auto` (pools whose free slots in partly used pages reach their live slots) or `always` (see [`CompactPolicy`]) |
 //! | `compact_toward` | `PinnedFirst` | `MOSAIC_COMPACT_TOWARD` | which pages a compaction fills: `pinned` (the pages with the most pinned objects first, seed 001) or `address` (the lowest addresses first, for comparison) |
 //! | `verify_compaction` | false | `MOSAIC_VERIFY_COMPACTION` | every collection moves every movable object to fresh pages, then checks that no reference still holds an old address (panics naming the stale slot) |
+//! | `ephemeron_header` | 0 | — | bytes of embedder header (a multiple of 8, at most 512) at the start of every ephemeron, before its key and value words: `trace` sees the ephemeron and visits the header's references, never the key or value (see `Mutator::alloc_ephemeron`) |
 //! | `stall_warning_ms` | 1000 | `MOSAIC_STALL_WARNING_MS` | a collection that has waited this long for mutators to reach a safepoint prints, once, which mutators and threads it waits for (0: never) |
 //!
 //! The heap policy decides *when* to collect (`collect/heap_sizing.rs`);
@@ -39,6 +40,9 @@
 use crate::error::Error;
 use crate::pool::{GrowthPolicy, SizeClasses};
 use crate::space::{PageResourceKind, PAGE_SIZE};
+
+/// The most header bytes an ephemeron may have (`Config::ephemeron_header`).
+pub const MAX_EPHEMERON_HEADER: usize = 512;
 
 /// Which size-class table a heap uses.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,6 +150,7 @@ pub struct Config {
     pub compact: CompactPolicy,
     pub compact_toward: CompactOrder,
     pub verify_compaction: bool,
+    pub ephemeron_header: usize,
 }
 
 /// When collections compact (see the module table).
@@ -202,6 +207,7 @@ impl Default for Config {
             compact: CompactPolicy::Never,
             compact_toward: CompactOrder::PinnedFirst,
             verify_compaction: false,
+            ephemeron_header: 0,
         }
     }
 }
@@ -424,6 +430,12 @@ impl Config {
             return err(format!(
                 "stable_ratio {} must be between 0 and 1",
                 self.stable_ratio
+            ));
+        }
+        if self.ephemeron_header % 8 != 0 || self.ephemeron_header > MAX_EPHEMERON_HEADER {
+            return err(format!(
+                "ephemeron_header {} must be a multiple of 8 of at most {MAX_EPHEMERON_HEADER}",
+                self.ephemeron_header
             ));
         }
         if self.sweep_step_pages == 0 {

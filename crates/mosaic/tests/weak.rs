@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mosaic::{AllocFlags, Error, FinalizerOrder, ObjRef, WeakKind};
+use mosaic::{AllocFlags, Config, Error, FinalizerOrder, Heap, ObjRef, WeakKind};
 
 /// A byte string with room for `n` pointer words: never traced, so the
 /// words hold their targets only weakly once registered.
@@ -395,4 +395,104 @@ fn a_callback_in_the_pause_may_read_the_stats_while_weak_handles_exist() {
         .recv_timeout(std::time::Duration::from_secs(30))
         .expect("the collection finished (no deadlock)");
     assert_eq!(seen, Some(1));
+}
+
+/// An ephemeron with a 24-byte embedder header: the test runtime's own
+/// header, saying "a vector of one field", then that field, which `trace`
+/// visits; the key and value come after it and `trace` never sees them.
+fn header_ephemeron(
+    m: &mut TestMutator,
+    id: u64,
+    key: Option<ObjRef>,
+    value: Option<ObjRef>,
+    field: Option<ObjRef>,
+) -> ObjRef {
+    let e = m.alloc_ephemeron(key, value).unwrap();
+    init_uncleared(e, VECTOR, 1, id);
+    set_field(e, 0, field);
+    e
+}
+
+#[test]
+fn an_ephemeron_with_an_embedder_header_is_traced_for_it_and_moves_with_its_key_and_value() {
+    // Every collection moves every object (and checks for stale words).
+    let heap = heap(Config {
+        ephemeron_header: 24,
+        verify_compaction: true,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let key = new_pair(&mut m, 1, None, None).unwrap();
+    let key_root = m.root(key).unwrap();
+    let value = new_pair(&mut m, 2, None, None).unwrap();
+    let only_from_header = new_pair(&mut m, 3, None, None).unwrap();
+    let e = header_ephemeron(&mut m, 10, Some(key), Some(value), Some(only_from_header));
+    let e_root = m.root(e).unwrap();
+    assert_eq!(heap.stats().ephemerons, 1);
+    m.collect();
+    assert!(heap.stats().compaction_totals.objects_moved > 0);
+    let (e, key) = (e_root.get().unwrap(), key_root.get().unwrap());
+    assert_eq!(header(e), (VECTOR, 1, 10), "the header is the embedder's");
+    let (v, h) = (
+        heap.ephemeron_value(e).unwrap().unwrap(),
+        field(e, 0).unwrap(),
+    );
+    assert_eq!(
+        heap.ephemeron_key(e).unwrap(),
+        Some(key),
+        "key followed its object"
+    );
+    assert_eq!((header(v).2, header(h).2), (2, 3));
+    assert_eq!(
+        heap.stats().last_marked,
+        4,
+        "key, value, header field, ephemeron"
+    );
+
+    drop(key_root);
+    m.collect();
+    let e = e_root.get().unwrap(); // moved again
+    assert_eq!(heap.ephemeron_key(e).unwrap(), None);
+    assert_eq!(heap.ephemeron_value(e).unwrap(), None);
+    assert_ne!(field(e, 0), Some(h), "moved again");
+    assert_eq!(
+        field(e, 0).map(|h| header(h).2),
+        Some(3),
+        "the header's field is kept"
+    );
+    assert_eq!(
+        heap.stats().last_marked,
+        2,
+        "ephemeron and its header field"
+    );
+    assert_eq!(heap.stats().ephemerons, 1);
+    drop(e_root);
+    m.collect();
+    assert_eq!(heap.stats().ephemerons, 0);
+    m.finish_sweep();
+    assert!(!heap.is_object(e.as_ptr()));
+    // An object in the freed slot is no ephemeron.
+    let again = (0..4000)
+        .map(|i| new_pair(&mut m, i, None, None).unwrap())
+        .find(|o| o.addr() == e.addr());
+    if let Some(o) = again {
+        assert!(heap.check_ephemeron(o).is_err());
+    }
+}
+
+#[test]
+fn an_ephemeron_header_must_be_whole_words_and_small() {
+    for h in [4, 520] {
+        let r = Heap::new(
+            Config {
+                ephemeron_header: h,
+                ..small_config()
+            },
+            TestVm::default(),
+        );
+        assert!(
+            matches!(r, Err(Error::Config(ref s)) if s.contains("ephemeron_header")),
+            "{h}"
+        );
+    }
 }

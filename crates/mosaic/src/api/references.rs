@@ -64,13 +64,20 @@ impl<E: Embedder> Mutator<E> {
             && self.heap.core.weak.unregister_slot(slot as usize)
     }
 
-    /// Allocates an ephemeron: a 16-byte object holding `key` then `value`
-    /// (two pointer words, readable in place). The value is kept alive only
-    /// while the key is reachable by other paths; when the key dies, a
-    /// collection sets both words to null. Store the ephemeron in your
-    /// objects like any reference (a weak table's buckets). `key` must be
-    /// an object of this heap (or `None`); `value` may be anything a traced
-    /// slot may hold.
+    /// Allocates an ephemeron: an object holding `key` then `value` (two
+    /// pointer words, readable in place), after `Config::ephemeron_header`
+    /// bytes of embedder header (none by default: 16 bytes in all). The
+    /// value is kept alive only while the key is reachable by other paths;
+    /// when the key dies, a collection sets both words to null. Store the
+    /// ephemeron in your objects like any reference (a weak table's
+    /// buckets). `key` must be an object of this heap (or `None`); `value`
+    /// may be anything a traced slot may hold. Nothing is kept outside the
+    /// object: an ephemeron costs its slot and nothing more.
+    ///
+    /// With a header, the ephemeron is traced like any object: write your
+    /// header into it (it starts zeroed), and let `trace` visit the
+    /// header's references but never the key and value words (which the
+    /// collector handles itself).
     pub fn alloc_ephemeron(
         &mut self,
         key: Option<ObjRef>,
@@ -86,14 +93,21 @@ impl<E: Embedder> Mutator<E> {
             self.scope_push(&mut k);
             self.scope_push(&mut v);
         }
+        let h = self.heap.core.ephemerons.header();
+        let flags = if h == 0 {
+            AllocFlags::NO_POINTERS
+        } else {
+            AllocFlags::NONE
+        };
         let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.alloc_with(EPHEMERON_SIZE, AllocFlags::NO_POINTERS)
+            self.alloc_with(h + EPHEMERON_SIZE, flags)
         }));
         // Popped even if a callback's panic comes out of the allocation.
         self.scope_truncate(depth);
         let e = e.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        ephemeron_write(e.addr(), k as usize, v as usize);
-        self.heap.core.ephemerons.add(e.addr());
+        ephemeron_write(e.addr(), h, k as usize, v as usize);
+        let core = &self.heap.core;
+        core.ephemerons.add(&core.table, e.addr());
         Ok(e)
     }
 
@@ -108,7 +122,8 @@ impl<E: Embedder> Mutator<E> {
         self.check_usable("set an ephemeron")?;
         self.heap().check_ephemeron(e)?;
         self.check_ephemeron_key(key)?;
-        ephemeron_write(e.addr(), addr(key), addr(value));
+        let h = self.heap.core.ephemerons.header();
+        ephemeron_write(e.addr(), h, addr(key), addr(value));
         Ok(())
     }
 
@@ -184,7 +199,8 @@ fn addr(o: Option<ObjRef>) -> usize {
 impl<E: Embedder> Heap<E> {
     /// Checks that `e` is an ephemeron of this heap.
     pub fn check_ephemeron(&self, e: ObjRef) -> Result<(), Error> {
-        if self.inner.core.ephemerons.contains(e.addr()) && self.is_object(e.as_ptr()) {
+        let core = &self.inner.core;
+        if self.is_object(e.as_ptr()) && core.ephemerons.contains(&core.table, e.addr()) {
             Ok(())
         } else {
             Err(Error::InvalidArgument(format!(
@@ -197,12 +213,14 @@ impl<E: Embedder> Heap<E> {
     /// An ephemeron's key: `None` once the key died (or if it was never set).
     pub fn ephemeron_key(&self, e: ObjRef) -> Result<Option<ObjRef>, Error> {
         self.check_ephemeron(e)?;
-        Ok(ObjRef::from_ptr(ephemeron_read(e.addr()).0 as *mut u8))
+        let h = self.inner.core.ephemerons.header();
+        Ok(ObjRef::from_ptr(ephemeron_read(e.addr(), h).0 as *mut u8))
     }
 
     /// An ephemeron's value: `None` once the key died.
     pub fn ephemeron_value(&self, e: ObjRef) -> Result<Option<ObjRef>, Error> {
         self.check_ephemeron(e)?;
-        Ok(ObjRef::from_ptr(ephemeron_read(e.addr()).1 as *mut u8))
+        let h = self.inner.core.ephemerons.header();
+        Ok(ObjRef::from_ptr(ephemeron_read(e.addr(), h).1 as *mut u8))
     }
 }

@@ -2,57 +2,99 @@
 //! reachable by other paths (JavaScript's `WeakMap`, Guile's and Racket's
 //! weak tables).
 //!
-//! An ephemeron is a 16-byte heap object, `[key, value]`, allocated by
-//! `Mutator::alloc_ephemeron` with `NO_POINTERS` so that the marker never
-//! traces it like an ordinary object. The heap keeps the set of ephemeron
-//! addresses (this file). After the strong closure, a collection's
-//! ephemeron pass (`ephemeron_pass.rs`) finds the fixed point: a value is
-//! traced only once its key is marked; at the end, an ephemeron whose key
-//! stayed unmarked has its key and value cleared (null), as has the value
-//! of an ephemeron with no key (a null key counts as dead), and a dead
-//! ephemeron leaves the set.
+//! An ephemeron is a small heap object allocated by
+//! `Mutator::alloc_ephemeron`: the embedder's header words
+//! (`Config::ephemeron_header` bytes, traced by `trace` like any object's
+//! fields, 0 by default), then the key word, then the value word. The
+//! marker never follows the key and value: with no header the object is
+//! `NO_POINTERS`, and with one the embedder's `trace` must not visit them.
+//!
+//! What makes it an ephemeron is its `ephemeron` bit in the page
+//! descriptor; nothing is kept per ephemeron outside the object. The heap
+//! keeps the list of pages that received ephemerons (this file), so that a
+//! collection finds the marked ones without walking the heap. After the
+//! strong closure, a collection's ephemeron pass (`ephemeron_pass.rs`)
+//! finds the fixed point: a value is traced only once its key is marked;
+//! at the end, an ephemeron whose key stayed unmarked has its key and
+//! value cleared (null), as has the value of an ephemeron with no key (a
+//! null key counts as dead). A dead ephemeron's bit goes with its slot
+//! when the page is swept.
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use parking_lot::Mutex;
-use rustc_hash::FxHashSet;
 
-use crate::space::{MarkState, PageTable};
+use crate::space::{Located, PageKind, PageTable};
 
-/// Bytes of an ephemeron object: the key word, then the value word.
+/// Bytes of an ephemeron object without header: the key word, then the
+/// value word.
 pub const EPHEMERON_SIZE: usize = 16;
 
 /// The heap's ephemerons.
 #[derive(Default)]
 pub struct Ephemerons {
-    set: Mutex<FxHashSet<usize>>,
+    /// Pages that received an ephemeron since they were last initialised
+    /// (duplicates and pages since reused are dropped by each pass).
+    pages: Mutex<Vec<u32>>,
+    /// Ephemerons allocated since the last collection plus those it found
+    /// alive: zero means no pass is needed.
     count: AtomicUsize,
+    /// Bytes of embedder header before the key word.
+    header: usize,
 }
 
-/// The key word of the ephemeron at `e`.
-pub(super) fn key_word<'a>(e: usize) -> &'a AtomicUsize {
-    // SAFETY: callers pass a live (allocated) ephemeron: 16 bytes, aligned
-    // to 16; its words are only accessed atomically (through these two
-    // functions) by Mosaic.
-    unsafe { &*(e as *const AtomicUsize) }
+/// The key word of the ephemeron at `e`, whose header is `h` bytes.
+pub(super) fn key_word<'a>(e: usize, h: usize) -> &'a AtomicUsize {
+    // SAFETY: callers pass a live (allocated) ephemeron: at least `h + 16`
+    // bytes, aligned to 8; its key and value words are only accessed
+    // atomically (through these two functions) by Mosaic.
+    unsafe { &*((e + h) as *const AtomicUsize) }
 }
 
-/// The value word of the ephemeron at `e`.
-pub(super) fn value_word<'a>(e: usize) -> &'a AtomicUsize {
+/// The value word of the ephemeron at `e`, whose header is `h` bytes.
+pub(super) fn value_word<'a>(e: usize, h: usize) -> &'a AtomicUsize {
     // SAFETY: as in `key_word`.
-    unsafe { &*((e + 8) as *const AtomicUsize) }
+    unsafe { &*((e + h + 8) as *const AtomicUsize) }
 }
 
 impl Ephemerons {
-    /// Records a new ephemeron object.
-    pub fn add(&self, e: usize) {
-        self.set.lock().insert(e);
-        self.count.fetch_add(1, Relaxed);
+    pub fn new(header: usize) -> Self {
+        Ephemerons {
+            header,
+            ..Default::default()
+        }
     }
 
-    /// Whether `e` is a (not yet reclaimed) ephemeron object.
-    pub fn contains(&self, e: usize) -> bool {
-        self.any() && self.set.lock().contains(&e)
+    /// Bytes of embedder header before the key word.
+    pub fn header(&self) -> usize {
+        self.header
+    }
+
+    /// Records a new ephemeron object, just allocated by the caller (whose
+    /// allocation page it is on, as for `HeapCore::set_small_flags`).
+    pub fn add(&self, table: &PageTable, e: usize) {
+        if let Located::Small { page, slot, .. } = table.locate(e) {
+            let d = table.desc(page);
+            d.ephemeron.set(slot);
+            self.note_page(table, page);
+            self.count.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Says that `page` holds ephemerons (an allocation, or compaction
+    /// moving one there).
+    pub(super) fn note_page(&self, table: &PageTable, page: usize) {
+        if !table.desc(page).note_ephemerons() {
+            self.pages.lock().push(page as u32);
+        }
+    }
+
+    /// Whether `e` is the start of an object with its ephemeron bit set
+    /// (callers check that the object is alive).
+    pub fn contains(&self, table: &PageTable, e: usize) -> bool {
+        self.any()
+            && matches!(table.locate(e), Located::Small { page, slot, start }
+                if start == e && table.desc(page).ephemeron.get(slot))
     }
 
     pub fn any(&self) -> bool {
@@ -63,48 +105,80 @@ impl Ephemerons {
         self.count.load(Relaxed)
     }
 
-    /// Compaction: the set follows moved ephemerons, and a key or value
-    /// holding a moved object's old address (`fwd` maps it) gets the new one.
-    pub fn update_moved(&self, fwd: &impl Fn(usize) -> Option<usize>) {
+    /// Pause: the ephemerons whose mark bit is set (all of them, live, once
+    /// marking is over). Drops pages that no longer hold ephemerons (and
+    /// clears their flag, so that a page is listed iff its flag is set).
+    pub(super) fn marked(&self, table: &PageTable) -> Vec<usize> {
+        let mut pages = self.pages.lock();
+        pages.sort_unstable();
+        pages.dedup();
+        let mut out = Vec::new();
+        pages.retain(|&p| {
+            let p = p as usize;
+            let d = table.desc(p);
+            if d.kind() != PageKind::Small || !d.has_ephemerons() {
+                return false;
+            }
+            let (base, size) = (table.page_addr(p), d.slot_size());
+            let mut any = false;
+            for w in 0..d.slot_count().div_ceil(64) {
+                let e = d.ephemeron.word(w);
+                any |= e & d.alloc.word(w) != 0;
+                let mut m = e & d.mark.word(w);
+                while m != 0 {
+                    out.push(base + (w * 64 + m.trailing_zeros() as usize) * size);
+                    m &= m - 1;
+                }
+            }
+            if !any {
+                // Listed again by the next ephemeron allocated here.
+                d.forget_ephemerons();
+            }
+            any
+        });
+        out
+    }
+
+    /// Whether the object starting at `o` is an ephemeron (pause).
+    pub(super) fn is_ephemeron(&self, table: &PageTable, o: usize) -> bool {
+        match table.locate(o) {
+            Located::Small { page, slot, .. } => table.desc(page).ephemeron.get(slot),
+            _ => false,
+        }
+    }
+
+    /// Pause, after all marking: the marked ephemerons are the live ones.
+    pub(super) fn set_live(&self, live: usize) {
+        self.count.store(live, Relaxed);
+    }
+
+    /// Compaction: a key or value holding a moved object's old address
+    /// (`fwd` maps it) gets the new one. Ephemerons are found where they
+    /// are now (their bits moved with them).
+    pub fn update_moved(&self, table: &PageTable, fwd: &impl Fn(usize) -> Option<usize>) {
         if !self.any() {
             return;
         }
-        let mut set = self.set.lock();
-        let old = std::mem::take(&mut *set);
-        for e in old {
-            let e = fwd(e).unwrap_or(e);
-            for w in [key_word(e), value_word(e)] {
+        let h = self.header;
+        for e in self.marked(table) {
+            for w in [key_word(e, h), value_word(e, h)] {
                 if let Some(n) = fwd(w.load(Relaxed)) {
                     w.store(n, Relaxed);
                 }
             }
-            set.insert(e);
         }
-    }
-
-    /// A copy of the set, for a collection's pass (which holds no lock
-    /// while `trace` runs).
-    pub(super) fn snapshot(&self) -> FxHashSet<usize> {
-        self.set.lock().clone()
-    }
-
-    /// Pause, after all marking: forgets the ephemerons that died.
-    pub(super) fn forget_dead(&self, table: &PageTable) {
-        let mut set = self.set.lock();
-        set.retain(|&e| matches!(table.mark_state(e), MarkState::Marked(_)));
-        self.count.store(set.len(), Relaxed);
     }
 }
 
 /// Reads an ephemeron's key and value. Callers checked that `e` is a live
 /// ephemeron; the collector clears them only while the world is stopped.
-pub fn read(e: usize) -> (usize, usize) {
-    (key_word(e).load(Relaxed), value_word(e).load(Relaxed))
+pub fn read(e: usize, h: usize) -> (usize, usize) {
+    (key_word(e, h).load(Relaxed), value_word(e, h).load(Relaxed))
 }
 
 /// Writes an ephemeron's key and value (an attached mutator; callers
 /// checked that `e` is a live ephemeron).
-pub fn write(e: usize, key: usize, value: usize) {
-    key_word(e).store(key, Relaxed);
-    value_word(e).store(value, Relaxed);
+pub fn write(e: usize, h: usize, key: usize, value: usize) {
+    key_word(e, h).store(key, Relaxed);
+    value_word(e, h).store(value, Relaxed);
 }

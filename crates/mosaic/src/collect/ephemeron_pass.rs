@@ -1,5 +1,5 @@
 //! The ephemeron fixed point of one collection (step 4 of a collection,
-//! the first of the weak phases; the set itself is `ephemeron.rs`).
+//! the first of the weak phases; how ephemerons are found is `ephemeron.rs`).
 //!
 //! After the strong closure, the pass visits each marked ephemeron: a
 //! marked (or out-of-heap) key makes its value traced; an unmarked key
@@ -13,7 +13,7 @@
 //!
 //! At the end of the collection, an ephemeron whose key stayed unmarked has
 //! its key and value cleared (null), as has the value of an ephemeron with
-//! no key (a null key counts as dead), and a dead ephemeron leaves the set.
+//! no key (a null key counts as dead).
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -23,12 +23,12 @@ use super::ephemeron::{key_word, value_word, Ephemerons};
 use super::mark::Marker;
 use crate::space::{MarkState, PageTable};
 
-/// The ephemeron fixed point of one collection. It works on a snapshot of
-/// the set, so that no lock is held while `trace` runs (a callback may read
-/// ephemerons through the API).
+/// The ephemeron fixed point of one collection. No lock is held while
+/// `trace` runs (a callback may read ephemerons through the API).
 pub struct EphemeronPass<'a> {
     owner: &'a Ephemerons,
-    set: FxHashSet<usize>,
+    /// Bytes of embedder header before an ephemeron's key.
+    h: usize,
     /// Unmarked key → ephemerons (marked) waiting for it.
     waiting: FxHashMap<usize, Vec<usize>>,
     /// Marked ephemerons with no key: their value is cleared at the end.
@@ -49,18 +49,12 @@ impl<'a> EphemeronPass<'a> {
     ) -> Self {
         let mut pass = EphemeronPass {
             owner,
-            set: owner.snapshot(),
+            h: owner.header(),
             waiting: FxHashMap::default(),
             keyless: Vec::new(),
             released: FxHashSet::default(),
         };
-        let marked: Vec<usize> = pass
-            .set
-            .iter()
-            .copied()
-            .filter(|&e| matches!(table.mark_state(e), MarkState::Marked(_)))
-            .collect();
-        for e in marked {
+        for e in owner.marked(table) {
             pass.visit_ephemeron(table, e, marker);
         }
         pass
@@ -74,13 +68,13 @@ impl<'a> EphemeronPass<'a> {
         e: usize,
         marker: &mut Marker<'_, W>,
     ) {
-        let key = key_word(e).load(Relaxed);
+        let key = key_word(e, self.h).load(Relaxed);
         match table.mark_state(key) {
             // No key is a dead key: the value is not kept, and is cleared
             // at the end so that it never dangles.
             _ if key == 0 => self.keyless.push(e),
-            MarkState::Outside | MarkState::Marked(_) => trace_value(e, marker),
-            MarkState::Unmarked(k) if self.released.contains(&k) => trace_value(e, marker),
+            MarkState::Outside | MarkState::Marked(_) => trace_value(e, self.h, marker),
+            MarkState::Unmarked(k) if self.released.contains(&k) => trace_value(e, self.h, marker),
             MarkState::Unmarked(k) => self.waiting.entry(k).or_default().push(e),
             // A key that is no object (freed and reused memory cannot be: the
             // key was checked when set): nothing to keep.
@@ -106,10 +100,10 @@ impl<'a> EphemeronPass<'a> {
             for &o in &batch {
                 if let Some(es) = self.waiting.remove(&o) {
                     for e in es {
-                        trace_value(e, marker);
+                        trace_value(e, self.h, marker);
                     }
                 }
-                if self.set.contains(&o) {
+                if self.owner.is_ephemeron(table, o) {
                     self.visit_ephemeron(table, o, marker);
                 }
             }
@@ -124,27 +118,27 @@ impl<'a> EphemeronPass<'a> {
         self.released.insert(key);
         if let Some(es) = self.waiting.remove(&key) {
             for e in es {
-                trace_value(e, marker);
+                trace_value(e, self.h, marker);
             }
         }
     }
 
     /// Pause, after all marking: clears the ephemerons whose key died and
-    /// forgets the dead ephemerons.
+    /// counts the live ones.
     pub fn finish(self, table: &PageTable) {
         for es in self.waiting.values().chain(std::iter::once(&self.keyless)) {
             for &e in es {
-                key_word(e).store(0, Relaxed);
-                value_word(e).store(0, Relaxed);
+                key_word(e, self.h).store(0, Relaxed);
+                value_word(e, self.h).store(0, Relaxed);
             }
         }
-        self.owner.forget_dead(table);
+        self.owner.set_live(self.owner.marked(table).len());
     }
 }
 
-fn trace_value<const W: bool>(e: usize, marker: &mut Marker<'_, W>) {
+fn trace_value<const W: bool>(e: usize, h: usize, marker: &mut Marker<'_, W>) {
     use crate::embedder::Tracer;
-    let w = value_word(e);
+    let w = value_word(e, h);
     let old = w.load(Relaxed);
     let mut p = old as *mut u8;
     marker.visit(&mut p);

@@ -89,6 +89,7 @@ impl<E: Embedder> HeapCore<E> {
         let workers =
             Workers::new(config.gc_workers(), |job| in_callback(job)).map_err(Error::Workers)?;
         let timeline = config.trace.as_deref().map(Timeline::new);
+        let ephemerons = Ephemerons::new(config.ephemeron_header);
         let core = HeapCore {
             sizer,
             workers,
@@ -103,7 +104,7 @@ impl<E: Embedder> HeapCore<E> {
             embedder,
             counters: GcCounters::default(),
             weak: WeakRefs::default(),
-            ephemerons: Ephemerons::default(),
+            ephemerons,
             finalizers: Finalizers::default(),
             events: Events::default(),
             sweep_cursor: AtomicUsize::new(0),

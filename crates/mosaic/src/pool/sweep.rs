@@ -31,6 +31,7 @@ pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)
     let n = d.slot_count();
     let size = d.slot_size();
     let cleanup = d.has_cleanup();
+    let ephemerons = d.has_ephemerons();
     let mut cleanup_left = false;
     let (mut live, mut freed) = (0, 0);
     for w in 0..n.div_ceil(64) {
@@ -50,6 +51,9 @@ pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)
                 d.cleanup.set_word(w, c & !dead);
             }
             d.no_pointers.set_word(w, d.no_pointers.word(w) & !dead);
+            if ephemerons {
+                d.ephemeron.set_word(w, d.ephemeron.word(w) & !dead);
+            }
             d.pin.set_word(w, d.pin.word(w) & !dead);
         }
         if cleanup && d.cleanup.word(w) != 0 {

@@ -34,6 +34,8 @@ pub struct PageDesc {
     committed: AtomicBool,
     /// Some slot on the page has its needs-cleanup bit set.
     has_cleanup: AtomicBool,
+    /// An ephemeron was allocated on the page since it was last initialised.
+    has_ephemerons: AtomicBool,
     /// Marked since the last collection but not yet swept: the mark bits,
     /// not the alloc bits, say which slots hold live objects.
     unswept: AtomicBool,
@@ -125,6 +127,21 @@ impl PageDesc {
         self.has_cleanup.store(c, Relaxed)
     }
 
+    /// Says that the page holds an ephemeron; whether it already said so.
+    pub fn note_ephemerons(&self) -> bool {
+        self.has_ephemerons.swap(true, Relaxed)
+    }
+
+    pub fn has_ephemerons(&self) -> bool {
+        self.has_ephemerons.load(Relaxed)
+    }
+
+    /// The page holds no ephemeron any more (a pause: none is allocated
+    /// meanwhile).
+    pub fn forget_ephemerons(&self) {
+        self.has_ephemerons.store(false, Relaxed);
+    }
+
     /// Marks the page unswept (a collection just marked it).
     pub fn set_unswept(&self) {
         // Release: a reader outside the handshake that sees `true` also
@@ -181,6 +198,7 @@ impl PageDesc {
             b.clear_all();
         }
         self.set_has_cleanup(false);
+        self.has_ephemerons.store(false, Relaxed);
     }
 
     /// Turns a free page into a small-object page of `pool`.

@@ -103,7 +103,7 @@ pub fn compact<E: Embedder>(
     visit_roots(core, handles, &guards, &mut { fwd });
     let f = |v: usize| fwd.forward(v);
     weak.update_moved(&f);
-    core.ephemerons.update_moved(&f);
+    core.ephemerons.update_moved(&core.table, &f);
     core.finalizers.update_moved(&core.table, &f);
     core.span("update roots", t, None);
 
@@ -153,7 +153,8 @@ fn check<E: Embedder>(
         }
     };
     weak.update_moved(&probe("weak reference"));
-    core.ephemerons.update_moved(&probe("ephemeron"));
+    core.ephemerons
+        .update_moved(&core.table, &probe("ephemeron"));
     core.finalizers
         .update_moved(&core.table, &probe("finalizer registration"));
     c.into_inner().error

@@ -205,6 +205,9 @@ impl<E: Embedder> Planner<'_, E> {
                 b2.clear(s2);
             }
         }
+        if d2.ephemeron.get(s2) {
+            self.core.ephemerons.note_page(table, p2);
+        }
         d.mark.clear(s);
         d.forwarded.set(s);
         if self.last_source != p {
