@@ -23,14 +23,22 @@ use super::ephemeron::{key_word, value_word, Ephemerons};
 use super::mark::Marker;
 use crate::space::{MarkState, PageTable};
 
+/// The end of a chain in `EphemeronPass::links`.
+const END: u32 = u32::MAX;
+
 /// The ephemeron fixed point of one collection. No lock is held while
 /// `trace` runs (a callback may read ephemerons through the API).
 pub struct EphemeronPass<'a> {
     owner: &'a Ephemerons,
     /// Bytes of embedder header before an ephemeron's key.
     h: usize,
-    /// Unmarked key → ephemerons (marked) waiting for it.
-    waiting: FxHashMap<usize, Vec<usize>>,
+    /// Unmarked key → the last of the ephemerons (marked) waiting for it,
+    /// an index into `links`.
+    waiting: FxHashMap<usize, u32>,
+    /// Waiting ephemerons: (ephemeron, index of the previous one waiting
+    /// for the same key, or `END`). One vector for all keys: a weak table
+    /// whose keys died has as many keys as entries.
+    links: Vec<(usize, u32)>,
     /// Marked ephemerons with no key: their value is cleared at the end.
     keyless: Vec<usize>,
     /// Unmarked keys that count as alive (ordered finalizable objects whose
@@ -51,6 +59,7 @@ impl<'a> EphemeronPass<'a> {
             owner,
             h: owner.header(),
             waiting: FxHashMap::default(),
+            links: Vec::new(),
             keyless: Vec::new(),
             released: FxHashSet::default(),
         };
@@ -75,7 +84,11 @@ impl<'a> EphemeronPass<'a> {
             _ if key == 0 => self.keyless.push(e),
             MarkState::Outside | MarkState::Marked(_) => trace_value(e, self.h, marker),
             MarkState::Unmarked(k) if self.released.contains(&k) => trace_value(e, self.h, marker),
-            MarkState::Unmarked(k) => self.waiting.entry(k).or_default().push(e),
+            MarkState::Unmarked(k) => {
+                let next = self.waiting.get(&k).copied().unwrap_or(END);
+                self.waiting.insert(k, self.links.len() as u32);
+                self.links.push((e, next));
+            }
             // A key that is no object (freed and reused memory cannot be: the
             // key was checked when set): nothing to keep.
             MarkState::NotObject => {}
@@ -98,10 +111,8 @@ impl<'a> EphemeronPass<'a> {
             }
             std::mem::swap(&mut batch, &mut marker.newly);
             for &o in &batch {
-                if let Some(es) = self.waiting.remove(&o) {
-                    for e in es {
-                        trace_value(e, self.h, marker);
-                    }
+                if let Some(head) = self.waiting.remove(&o) {
+                    self.release(head, marker);
                 }
                 if self.owner.is_ephemeron(table, o) {
                     self.visit_ephemeron(table, o, marker);
@@ -111,26 +122,42 @@ impl<'a> EphemeronPass<'a> {
         }
     }
 
+    /// Traces the values of the ephemerons waiting on one key (the chain
+    /// from `head`).
+    fn release<const W: bool>(&mut self, head: u32, marker: &mut Marker<'_, W>) {
+        let mut i = head;
+        while i != END {
+            let (e, next) = self.links[i as usize];
+            trace_value(e, self.h, marker);
+            i = next;
+        }
+    }
+
     /// An ordered finalizable object's children are being marked as if it
     /// were reachable: values of ephemerons keyed on it are reachable too,
     /// now and for the rest of the collection.
     pub fn release_key<const W: bool>(&mut self, key: usize, marker: &mut Marker<'_, W>) {
         self.released.insert(key);
-        if let Some(es) = self.waiting.remove(&key) {
-            for e in es {
-                trace_value(e, self.h, marker);
-            }
+        if let Some(head) = self.waiting.remove(&key) {
+            self.release(head, marker);
         }
     }
 
     /// Pause, after all marking: clears the ephemerons whose key died and
     /// counts the live ones.
     pub fn finish(self, table: &PageTable) {
-        for es in self.waiting.values().chain(std::iter::once(&self.keyless)) {
-            for &e in es {
-                key_word(e, self.h).store(0, Relaxed);
-                value_word(e, self.h).store(0, Relaxed);
+        let mut dead = self.keyless;
+        for &head in self.waiting.values() {
+            let mut i = head;
+            while i != END {
+                let (e, next) = self.links[i as usize];
+                dead.push(e);
+                i = next;
             }
+        }
+        for e in dead {
+            key_word(e, self.h).store(0, Relaxed);
+            value_word(e, self.h).store(0, Relaxed);
         }
         self.owner.set_live(self.owner.marked(table).len());
     }

@@ -88,7 +88,15 @@ impl FinalizerKind {
 /// The data of a registration dropped unrun, with its release function.
 type Grave = (unsafe fn(usize), usize);
 
-/// A finalizer chosen by a collection, waiting to run.
+/// A finalizer chosen by a collection, waiting to run (24 bytes: a
+/// collection may queue millions).
+struct Queued {
+    obj: usize,
+    kind: u32,
+    data: usize,
+}
+
+/// A finalizer popped from the queue, to run now.
 pub struct Ready {
     pub obj: usize,
     pub kind: FinalizerKind,
@@ -153,7 +161,7 @@ struct Table {
 pub struct Finalizers {
     table: Mutex<Table>,
     /// Chosen objects whose finalizer has not run yet (roots until then).
-    ready: Mutex<VecDeque<Ready>>,
+    ready: Mutex<VecDeque<Queued>>,
     /// Data of dropped registrations whose release runs embedder code:
     /// released on a mutator's next call here, never inside a pause.
     graveyard: Mutex<Vec<Grave>>,
@@ -289,7 +297,13 @@ impl Finalizers {
     /// The next ready finalizer, oldest first.
     pub fn pop_ready(&self) -> Option<Ready> {
         self.release_graves();
-        self.ready.lock().pop_front()
+        let q = self.ready.lock().pop_front()?;
+        let kind = self.table.lock().kinds[q.kind as usize];
+        Some(Ready {
+            obj: q.obj,
+            kind,
+            data: q.data,
+        })
     }
 
     /// Whether a collection queued finalizers since the last call.
@@ -391,27 +405,33 @@ impl Finalizers {
         let base = table.base();
         let mut t = self.table.lock();
         let mut moved = Vec::with_capacity(chosen.len());
-        let Table { log, kinds, .. } = &mut *t;
         // No stale entry here (`choose` removed them): a clear bit means
         // chosen.
-        log.retain(|e| {
+        t.log.retain(|e| {
             let o = e.obj(base);
             if registered_bit(table, o) {
                 return true;
             }
             debug_assert!(chosen.binary_search(&o).is_ok());
-            moved.push(Ready {
+            moved.push(Queued {
                 obj: o,
-                kind: kinds[e.kind()],
+                kind: e.kind() as u32,
                 data: e.data,
             });
             false
         });
         t.shrink();
         drop(t);
+        drop(chosen);
         moved.sort_unstable_by_key(|r| r.obj);
         self.count.fetch_sub(moved.len(), Relaxed);
-        self.ready.lock().extend(moved);
+        let mut ready = self.ready.lock();
+        if ready.is_empty() {
+            // No copy: the queue takes the vector's buffer.
+            *ready = VecDeque::from(moved);
+        } else {
+            ready.extend(moved);
+        }
         self.queued.store(true, Relaxed);
     }
 }
@@ -437,7 +457,7 @@ impl Drop for Finalizers {
             }
         }
         for r in self.ready.get_mut().drain(..) {
-            if let Some(d) = r.kind.drop {
+            if let Some(d) = t.kinds[r.kind as usize].drop {
                 dead.push((d, r.data));
             }
         }
