@@ -421,3 +421,77 @@ fn what_a_finalizer_captures_is_dropped_once_whether_it_runs_is_unregistered_or_
     assert_eq!(ran.load(Relaxed), 100);
     assert_eq!(drops.load(Relaxed), 301);
 }
+
+/// What the threaded test's finalizers saw: (object id, data).
+static SEEN_THREADED: Mutex<Vec<(u64, usize)>> = Mutex::new(Vec::new());
+
+fn seen_threaded(_: &mut TestMutator, obj: ObjRef, _: usize, data: usize) {
+    SEEN_THREADED.lock().push((header(obj).2, data));
+}
+
+#[test]
+fn threads_registering_and_unregistering_at_once_leave_exactly_the_last_registration() {
+    let heap = heap(small_config());
+    let per_thread = 1500u64;
+    let expect: Vec<Vec<(u64, usize)>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4u64)
+            .map(|t| {
+                let heap = heap.clone();
+                s.spawn(move || {
+                    let mut m = heap.mutator().unwrap();
+                    let ids = t * per_thread..(t + 1) * per_thread;
+                    let objs: Vec<_> = ids
+                        .clone()
+                        .map(|i| {
+                            let o = new_pair(&mut m, i, None, None).unwrap();
+                            m.root(o).unwrap()
+                        })
+                        .collect();
+                    let mut last = vec![None; objs.len()];
+                    for round in 0..12usize {
+                        for (k, r) in objs.iter().enumerate() {
+                            let o = r.get().unwrap();
+                            // Unregister about half, register the rest anew.
+                            if (k + round) % 2 == 0 && last[k].is_some() {
+                                assert!(m.unregister_finalizer(o));
+                                last[k] = None;
+                            } else if last[k].is_none() {
+                                let data = round * 100_000 + k;
+                                m.register_finalizer_fn(
+                                    o,
+                                    FinalizerOrder::Unordered,
+                                    seen_threaded,
+                                    0,
+                                    data,
+                                )
+                                .unwrap();
+                                last[k] = Some(data);
+                            }
+                        }
+                        if round % 4 == 3 {
+                            m.collect();
+                        }
+                    }
+                    drop(objs);
+                    ids.zip(last)
+                        .filter_map(|(i, d)| d.map(|d| (i, d)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut want: Vec<(u64, usize)> = expect.into_iter().flatten().collect();
+    want.sort_unstable();
+    let mut m = heap.mutator().unwrap();
+    m.collect();
+    m.run_finalizers().unwrap();
+    let mut got = std::mem::take(&mut *SEEN_THREADED.lock());
+    got.sort_unstable();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(
+        got, want,
+        "each finalizer once, with its last registration's data"
+    );
+    assert_eq!(heap.registered_finalizers(), 0);
+}

@@ -171,11 +171,13 @@ pub struct Finalizers {
     queued: AtomicBool,
 }
 
-/// The `finalizer` bit of the object at `obj` (a checked object start).
+/// The `finalizer` bit of the object starting at `obj`; none if `obj` is
+/// no slot's or large object's start (a stale entry's address may now be
+/// inside another object).
 fn bit(table: &PageTable, obj: usize) -> Option<(&PageDesc, usize)> {
     match table.locate(obj) {
-        Located::Small { page, slot, .. } => Some((table.desc(page), slot)),
-        Located::Large { head, .. } => Some((table.desc(head), 0)),
+        Located::Small { page, slot, start } if start == obj => Some((table.desc(page), slot)),
+        Located::Large { head, start } if start == obj => Some((table.desc(head), 0)),
         _ => None,
     }
 }
@@ -230,14 +232,16 @@ impl Finalizers {
     ) -> Result<(), RegisterError> {
         self.release_graves();
         let (d, s) = bit(table, obj).ok_or(RegisterError::AlreadyRegistered)?;
+        // The bit is set and the entry pushed under the lock: a `compact`
+        // on another thread must never see the bit set before the entry
+        // (it would keep an older, stale entry of the object as current).
+        let mut t = self.table.lock();
         if !d.finalizer.test_and_set_atomic(s) {
             return Err(RegisterError::AlreadyRegistered);
         }
-        let mut t = self.table.lock();
         let id = match t.kind_ids.get(&kind.key()) {
             Some(&id) => id,
             None if t.kinds.len() >= MAX_KINDS => {
-                drop(t);
                 d.finalizer.test_and_clear_atomic(s);
                 return Err(RegisterError::TooManyKinds);
             }
@@ -262,10 +266,10 @@ impl Finalizers {
     /// Removes `obj`'s registration (not a queued one); whether it had one.
     pub fn unregister(&self, table: &PageTable, obj: usize) -> bool {
         self.release_graves();
+        let mut t = self.table.lock();
         let had = bit(table, obj).is_some_and(|(d, s)| d.finalizer.test_and_clear_atomic(s));
         if had {
             self.count.fetch_sub(1, Relaxed);
-            let mut t = self.table.lock();
             t.stale += 1;
             // A log mostly made of stale entries is cleaned now, on the
             // mutator (amortized: at least half the log goes).
