@@ -8,6 +8,8 @@
 //! cargo run --release -p mosaic-bench -- --only footprint   # an almost empty heap's RSS, Mosaic and Boehm
 //! cargo run --release -p mosaic-bench -- --only finalizers  # a finalizer per object: ns and bytes each, Mosaic, Boehm, Java
 //! cargo run --release -p mosaic-bench -- --only ephemerons  # a weak-keyed table: ns and bytes per entry, Mosaic, Boehm, Java
+//! cargo run --release -p mosaic-bench -- --only soak         # Mosaic alone: RSS flat under a steady live set, falling after a drop
+//! cargo run --release -p mosaic-bench -- --only soak --soak-seconds 120,60 --reps 3
 //! ```
 //!
 //! Every run is a separate process (Mosaic's too, through the hidden `worker`
@@ -67,6 +69,7 @@ mod process;
 mod refs_bench;
 mod release_bench;
 mod report;
+mod soak_bench;
 mod worker;
 
 use std::path::PathBuf;
@@ -104,8 +107,16 @@ pub struct Args {
     /// `finalizers` and `ephemerons` (alone or together): a finalizer per
     /// object and a weak-keyed table, Mosaic, Boehm and Java (see
     /// `refs_bench.rs`).
+    /// `soak` alone: a reliability soak of Mosaic alone (4 threads, about
+    /// 40 MiB live replaced at full speed, then 90% of it dropped): RSS
+    /// drift over the steady phase and RSS after the drop (see
+    /// `soak_bench.rs`; default 1 repetition).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// Seconds of the soak's steady phase and of its phase after the drop
+    /// (`--only soak`).
+    #[arg(long, value_delimiter = ',', default_values_t = [30, 15])]
+    soak_seconds: Vec<u64>,
     /// Runs of each Java benchmark in the same JVM before the one reported
     /// (its TIME and GC figures are that last run's alone; 0: one cold run).
     /// A `java-g1-cold` runner (no warm-up) is always beside the warm ones.
@@ -150,6 +161,23 @@ fn main() {
         let timeout = Duration::from_secs(args.timeout);
         if let Err(e) = compaction_bench::run(reps, full, &args.out, timeout) {
             eprintln!("compaction: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if args.only == ["soak"] {
+        let timeout = Duration::from_secs(args.timeout);
+        let [steady, after] = args.soak_seconds[..] else {
+            eprintln!("--soak-seconds takes two numbers: STEADY,AFTER_DROP");
+            std::process::exit(2);
+        };
+        if !soak_bench::run(
+            args.reps.unwrap_or(1).max(1),
+            steady as f64,
+            after as f64,
+            timeout,
+        ) {
+            eprintln!("soak: a run failed or missed a target (see the verdict column)");
             std::process::exit(1);
         }
         return;

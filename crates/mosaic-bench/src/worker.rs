@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use mosaic_bench::workloads::{
-    alloc, binary_trees, compaction, gcbench, nqueens, refs, safepoint, threads, varsize,
+    alloc, binary_trees, compaction, gcbench, nqueens, refs, safepoint, soak, threads, varsize,
 };
 use refs::rss_kb;
 
@@ -71,6 +71,11 @@ pub enum Spec {
     /// collected (`--only ephemerons`; [`refs::ephemerons`]).
     Ephemerons {
         n: usize,
+    },
+    /// A steady live set replaced at full speed on several threads, then
+    /// nine tenths of it dropped (`--only soak`; [`soak::run`]).
+    Soak {
+        params: soak::Params,
     },
 }
 
@@ -224,6 +229,27 @@ pub fn run(spec: &Spec) {
         }
         Spec::Compaction { experiment } => out = run_compaction(experiment),
         Spec::Footprint => out = footprint(),
+        Spec::Soak { params } => {
+            let (r, heap) = soak::run(params, config(None));
+            out = stats_json(&heap);
+            let steps = heap.stats().sweep_steps;
+            out.insert("sweep_step_count".into(), json!(steps.count));
+            out.insert(
+                "sweep_step_p99_us".into(),
+                json!(steps.p99.as_secs_f64() * 1e6),
+            );
+            out.insert(
+                "sweep_step_max_us".into(),
+                json!(steps.max.as_secs_f64() * 1e6),
+            );
+            out.insert(
+                "check".into(),
+                json!(u64::from(r.nodes_found == r.nodes_expected)),
+            );
+            if let Value::Object(m) = json!(r) {
+                out.extend(m);
+            }
+        }
         Spec::Finalizers { n } => {
             let (r, heap) = refs::finalizers(*n, config(None));
             print_time(r.total);

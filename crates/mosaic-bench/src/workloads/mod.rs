@@ -10,6 +10,7 @@ pub mod nqueens;
 pub mod refs;
 pub mod release;
 pub mod safepoint;
+pub mod soak;
 pub mod threads;
 pub mod varsize;
 
