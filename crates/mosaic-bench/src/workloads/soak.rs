@@ -138,8 +138,9 @@ fn count(mut o: Option<ObjRef>) -> u64 {
     n
 }
 
-/// One thread's soak; adds its live estimates to `live` and `live_after`
-/// (once filled, once at the end of the steady phase... after the drop).
+/// One thread's soak; adds its live estimates at the end of the steady
+/// phase to `live` and at the end of the phase after the drop to
+/// `live_after`; returns the objects found in its kept slots at the end.
 #[allow(clippy::too_many_arguments)]
 fn mutate(
     m: &mut Mutator<SoakVm>,
