@@ -362,6 +362,7 @@ typedef uint32_t mosaic_compact_order;
  * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
  * | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
  * | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much); smaller ones run on the collecting thread alone (0: always every worker) |
+ * | `headroom_max` | `MOSAIC_HEADROOM_MAX` | 3.0 | the adaptive policy's headroom is at most this many times the live bytes (0: no cap) |
  * | `ephemeron_header` | (none) | 0 | bytes of embedder header (a multiple of 8, at most 512) before every ephemeron's key and value words: `trace` sees ephemerons and visits the header, never the key and value |
  * | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
  * | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
@@ -449,6 +450,11 @@ typedef struct mosaic_config {
    * (see `mosaic_ephemeron_new`).
    */
   size_t ephemeron_header;
+  /**
+   * The adaptive policy's headroom is at most this many times the live
+   * bytes (0: no cap).
+   */
+  double headroom_max;
 } mosaic_config;
 
 /**

@@ -101,6 +101,9 @@ fn stats_json<E: Embedder>(heap: &Heap<E>) -> Map<String, Value> {
     m.insert("tts_p50_us".into(), json!(us(tts.p50)));
     m.insert("tts_p99_us".into(), json!(us(tts.p99)));
     m.insert("tts_max_us".into(), json!(us(tts.max)));
+    // Where the memory is at the end (diagnostics, not in the tables).
+    m.insert("committed_mb".into(), json!(s.committed_bytes as f64 / 1e6));
+    m.insert("metadata_mb".into(), json!(s.metadata_bytes as f64 / 1e6));
     m
 }
 

@@ -77,6 +77,7 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
 /// | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
 /// | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much); smaller ones run on the collecting thread alone (0: always every worker) |
+/// | `headroom_max` | `MOSAIC_HEADROOM_MAX` | 3.0 | the adaptive policy's headroom is at most this many times the live bytes (0: no cap) |
 /// | `ephemeron_header` | (none) | 0 | bytes of embedder header (a multiple of 8, at most 512) before every ephemeron's key and value words: `trace` sees ephemerons and visits the header, never the key and value |
 /// | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
 /// | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
@@ -149,6 +150,9 @@ pub struct mosaic_config {
     /// called on ephemerons and visits the header, never the key and value
     /// (see `mosaic_ephemeron_new`).
     pub ephemeron_header: usize,
+    /// The adaptive policy's headroom is at most this many times the live
+    /// bytes (0: no cap).
+    pub headroom_max: f64,
 }
 
 impl From<&Config> for mosaic_config {
@@ -216,6 +220,7 @@ impl From<&Config> for mosaic_config {
             verify_compaction: c.verify_compaction,
             parallel_min_live: c.parallel_min_live,
             ephemeron_header: c.ephemeron_header,
+            headroom_max: c.headroom_max,
         }
     }
 }
@@ -309,6 +314,7 @@ impl mosaic_config {
             gc_threads: self.gc_threads,
             parallel_min_live: self.parallel_min_live,
             ephemeron_header: self.ephemeron_header,
+            headroom_max: self.headroom_max,
             page_resource,
             // A path has no place in a plain C struct: the trace is asked
             // for through the environment only.

@@ -4,6 +4,7 @@
 //! |---|---|---|---|
 //! | `max_heap` | 4 GiB | `MOSAIC_MAX_HEAP` | hard cap: the heap (small pages + large objects) never exceeds it; the `fixed` policy's target. Accepts `K`/`M`/`G` suffixes |
 //! | `heap_policy` | `adaptive` (scale 256 MiB) | `MOSAIC_HEAP_POLICY` | when to collect: `fixed`, `proportional[:k]` or `adaptive[:scale]` (see [`HeapPolicy`]) |
+//! | `headroom_max` | 3.0 | `MOSAIC_HEADROOM_MAX` | the adaptive policy's headroom is at most this many times the live bytes (target ≤ live × (1 + this), then at least `heap_min`): the square-root rule alone gives a small live set under a high allocation rate many times its size (a 41 MB soak at 4 threads sat at 7–9×). 0: no cap |
 //! | `heap_min` | 1 MiB | `MOSAIC_HEAP_MIN` | the target never goes below this (and it is the target before the first collection); at most `max_heap`: `MOSAIC_MAX_HEAP` below the default heap_min lowers heap_min with it, an explicit `MOSAIC_HEAP_MIN` above `MOSAIC_MAX_HEAP` is an error |
 //! | `size_classes` | `Mosaic` | `MOSAIC_SIZE_CLASSES` | `mosaic` (16 B granules to 128 B, then 4 per doubling to 8 KiB), `ruby` (40, 80, 160, 320, 640), or a comma list |
 //! | `initial_slots` | 10 000 | `MOSAIC_INITIAL_SLOTS` | slots each pool may take as fresh pages before it must sweep first (at least one page, at most 4 MiB per pool) |
@@ -129,6 +130,7 @@ impl HeapPolicy {
 pub struct Config {
     pub max_heap: usize,
     pub heap_policy: HeapPolicy,
+    pub headroom_max: f64,
     pub heap_min: usize,
     pub size_classes: SizeClassPreset,
     pub initial_slots: usize,
@@ -183,6 +185,7 @@ impl Default for Config {
             // Chosen by the heap-size sweep in BENCHMARKS.md: its collection
             // count falls as the heap limit grows, and it used fewer
             // collections than the Boehm collector at every limit.
+            headroom_max: 3.0,
             heap_policy: HeapPolicy::Adaptive {
                 scale: HeapPolicy::DEFAULT_SCALE,
             },
@@ -299,6 +302,12 @@ impl Config {
             self.heap_min = self.max_heap;
         }
         take!("MOSAIC_HEAP_MIN", self.heap_min, parse_bytes, "a size");
+        take!(
+            "MOSAIC_HEADROOM_MAX",
+            self.headroom_max,
+            |s: &str| s.parse().ok(),
+            "a ratio to the live bytes, e.g. 3 (0: no cap)"
+        );
         take!("MOSAIC_LAZY_SWEEP", self.lazy_sweep, parse_bool, "0 or 1");
         take!(
             "MOSAIC_SWEEP_STEP",
@@ -397,6 +406,12 @@ impl Config {
             ));
         }
         self.heap_policy.validate().map_err(Error::Config)?;
+        if !(self.headroom_max == 0.0 || (0.05..=1000.0).contains(&self.headroom_max)) {
+            return err(format!(
+                "headroom_max {} must be 0 (no cap) or between 0.05 and 1000",
+                self.headroom_max
+            ));
+        }
         if self.heap_min < PAGE_SIZE || self.heap_min > self.max_heap {
             return err(format!(
                 "heap_min {} must be between 64 KiB and max_heap ({}); lower heap_min \
@@ -493,6 +508,7 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_MAX_HEAP",
     "MOSAIC_HEAP_POLICY",
     "MOSAIC_HEAP_MIN",
+    "MOSAIC_HEADROOM_MAX",
     "MOSAIC_SIZE_CLASSES",
     "MOSAIC_INITIAL_SLOTS",
     "MOSAIC_GROWTH_FACTOR",

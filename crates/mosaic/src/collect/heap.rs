@@ -85,7 +85,8 @@ impl<E: Embedder> HeapCore<E> {
         let pools = (0..classes.len())
             .map(|i| SizePool::new(i, classes.slot_size(i), &policy))
             .collect();
-        let sizer = HeapSizer::new(config.heap_policy, config.heap_min, max_pages * PAGE_SIZE);
+        let sizer = HeapSizer::new(config.heap_policy, config.heap_min, max_pages * PAGE_SIZE)
+            .with_headroom_max(config.headroom_max);
         let workers =
             Workers::new(config.gc_workers(), |job| in_callback(job)).map_err(Error::Workers)?;
         let timeline = config.trace.as_deref().map(Timeline::new);
@@ -338,6 +339,11 @@ impl<E: Embedder> Drop for HeapCore<E> {
             if self.table.desc(head).cleanup.get(0) {
                 panics.call(|| self.embedder.on_free(ObjRef::from_addr(a)));
             }
+        }
+        for page in 0..self.resource.touched_descriptors() {
+            // SAFETY: the heap is being dropped: no mutator, GC worker or
+            // sweeper can reach a descriptor any more.
+            unsafe { self.table.desc(page).free_lazy() };
         }
         if !std::thread::panicking() {
             panics.resume();

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | `Fixed` | `max_heap`: use the whole configured heap, collect when it is full |
 //! | `Proportional { k }` | `max(L × (1 + k), heap_min)` (Go's `GOGC = 100·k`) |
-//! | `Adaptive { scale }` | `max(L + sqrt(L × scale × g / s), heap_min)` (MemBalancer) |
+//! | `Adaptive { scale }` | `max(L + min(sqrt(L × scale × g / s), L × headroom_max), heap_min)` (MemBalancer, capped) |
 //!
 //! Every target is capped at `max_heap`, and the allowance is never below
 //! [`MIN_ALLOWANCE`] (a heap nearly full of live data collects often, and an
@@ -36,6 +36,14 @@
 //! cycle does not swing the heap. `scale` (bytes) is the tuning constant
 //! (the paper's `1/c`): when allocation and collection run at the same
 //! speed, a heap with `scale` live bytes gets as much again as headroom.
+//!
+//! The headroom is capped at `headroom_max` times the live bytes (3 by
+//! default). The square root grows fastest relative to the live set when
+//! the live set is small and allocation fast: a soak of 4 threads over a
+//! 41 MB live set sat at 7–9× it, and kept 24× the live set after the set
+//! fell to 4 MB; n-queens and binary-trees held 1.7–2× OCaml's memory. With
+//! the cap the soak is flat at 4.6× and both small programs fit in 1.3×
+//! OCaml's, for more (short) collections (BENCHMARKS.md, issue 19).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
@@ -73,6 +81,8 @@ pub struct HeapDecision {
 /// The heap's collection trigger and its policy.
 pub struct HeapSizer {
     policy: HeapPolicy,
+    /// The adaptive headroom's cap, in live bytes (0: none).
+    headroom_max: f64,
     min: u64,
     max: u64,
     /// Bytes allocated since the last collection.
@@ -119,6 +129,7 @@ impl HeapSizer {
         };
         HeapSizer {
             policy,
+            headroom_max: 0.0,
             min,
             max,
             allocated: AtomicU64::new(0),
@@ -214,6 +225,13 @@ impl HeapSizer {
         d
     }
 
+    /// Caps the adaptive policy's headroom at `ratio` times the live bytes
+    /// (`Config::headroom_max`; 0: no cap).
+    pub fn with_headroom_max(mut self, ratio: f64) -> Self {
+        self.headroom_max = ratio;
+        self
+    }
+
     /// The policy's formula (see the module docs), capped at `max_heap`.
     fn target_for(&self, live: u64, g: f64, s: f64) -> u64 {
         let want = match self.policy {
@@ -222,7 +240,11 @@ impl HeapSizer {
             HeapPolicy::Adaptive { scale } => {
                 // Without a speed yet (a first, instant collection), be generous.
                 let ratio = if s > 0.0 && g > 0.0 { g / s } else { 1.0 };
-                live as f64 + (live as f64 * scale as f64 * ratio).sqrt()
+                let mut headroom = (live as f64 * scale as f64 * ratio).sqrt();
+                if self.headroom_max > 0.0 {
+                    headroom = headroom.min(live as f64 * self.headroom_max);
+                }
+                live as f64 + headroom
             }
         };
         (want as u64).max(self.min).min(self.max)
@@ -309,5 +331,22 @@ mod tests {
             near((d.target_bytes - d.live_bytes) as f64, 128 * MIB),
             "{d:?}"
         );
+    }
+
+    #[test]
+    fn the_adaptive_headroom_is_capped_at_a_multiple_of_the_live_bytes() {
+        let h = HeapSizer::new(HeapPolicy::Adaptive { scale: 256 << 20 }, 1 << 20, 1 << 40)
+            .with_headroom_max(3.0);
+        let t0 = cpu();
+        // 8 MiB live, allocation 64 times faster than collection: the square
+        // root asks for sqrt(8 × 256 × 64) = 362 MiB of headroom; the cap
+        // allows 3 × 8.
+        h.add(512 * MIB);
+        let d = h.after_collection(&sample(8 * MIB, t0 + Duration::from_secs(1), 1000));
+        assert_eq!(d.target_bytes, 32 * MIB, "{d:?}");
+        let uncapped = HeapSizer::new(HeapPolicy::Adaptive { scale: 256 << 20 }, 1 << 20, 1 << 40);
+        uncapped.add(512 * MIB);
+        let d = uncapped.after_collection(&sample(8 * MIB, t0 + Duration::from_secs(1), 1000));
+        assert!(d.target_bytes > 100 * MIB, "{d:?}");
     }
 }

@@ -48,13 +48,13 @@ pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)
                     on_free(page_addr + slot * size);
                     dc &= dc - 1;
                 }
-                d.cleanup.set_word(w, c & !dead);
+                d.cleanup.retain_word(w, !dead);
             }
             d.no_pointers.set_word(w, d.no_pointers.word(w) & !dead);
             if ephemerons {
-                d.ephemeron.set_word(w, d.ephemeron.word(w) & !dead);
+                d.ephemeron.retain_word(w, !dead);
             }
-            d.pin.set_word(w, d.pin.word(w) & !dead);
+            d.pin.retain_word(w, !dead);
         }
         if cleanup && d.cleanup.word(w) != 0 {
             cleanup_left = true;

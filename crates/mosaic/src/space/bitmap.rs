@@ -20,7 +20,20 @@ pub struct Bitmap {
     words: [AtomicU64; WORDS],
 }
 
+impl Default for Bitmap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Bitmap {
+    /// All bits clear.
+    pub fn new() -> Self {
+        Bitmap {
+            words: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+
     #[inline(always)]
     pub fn get(&self, i: usize) -> bool {
         self.words[i / 64].load(Relaxed) & (1 << (i % 64)) != 0

@@ -4,7 +4,8 @@
 //! |---|---|
 //! | `geometry.rs` | page size, shift and mask, the smallest slot, the most slots per page |
 //! | `bitmap.rs` | one bit per slot, 4096 slots per page, atomic words |
-//! | `page.rs` | [`PageDesc`]: kind, slot geometry, and the side bitmaps (mark, alloc, pin, forwarded, no-pointers, needs-cleanup) |
+//! | `lazy_bitmap.rs` | a bitmap allocated on a page's first use of it (pin, needs-cleanup, forwarded, finalizer, ephemeron bits) |
+//! | `page.rs` | [`PageDesc`]: kind, slot geometry, and the side bitmaps (mark, alloc, no-pointers; lazily: pin, needs-cleanup, forwarded, finalizer, ephemeron) |
 //! | `page_table.rs` | [`PageTable`]: address → page index → descriptor in O(1); interior address → slot in O(1) by reciprocal multiply |
 //! | `page_resource.rs` | [`PageResource`]: free pages, a lock-free queue of single pages plus a coalescing span set; decommit when the heap shrinks |
 //! | `large.rs` | [`LargeSpace`]: objects above the largest size class, as whole-page spans, freed eagerly after marking |
@@ -18,6 +19,7 @@
 mod bitmap;
 mod geometry;
 mod large;
+mod lazy_bitmap;
 mod page;
 mod page_resource;
 mod page_table;

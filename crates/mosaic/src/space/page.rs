@@ -5,6 +5,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8};
 
 use super::bitmap::Bitmap;
 use super::geometry::{MIN_SLOT_SIZE, PAGE_SIZE};
+use super::lazy_bitmap::LazyBitmap;
 
 /// What a page is used for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,19 +53,19 @@ pub struct PageDesc {
     /// Slot is allocated (or reserved in a mutator's current run).
     pub alloc: Bitmap,
     /// Slot must not move (compaction respects it).
-    pub pin: Bitmap,
+    pub pin: LazyBitmap,
     /// Slot holds a forwarding address (compaction).
-    pub forwarded: Bitmap,
+    pub forwarded: LazyBitmap,
     /// Slot's object has no references and is never traced.
     pub no_pointers: Bitmap,
     /// `on_free` must be called when the slot's object dies.
-    pub cleanup: Bitmap,
+    pub cleanup: LazyBitmap,
     /// The slot's object has a finalizer registered (not yet queued). Set
     /// and cleared atomically by registering mutators (any thread, any
     /// page); only a pause otherwise writes it.
-    pub finalizer: Bitmap,
+    pub finalizer: LazyBitmap,
     /// The slot's object is an ephemeron (`collect/ephemeron.rs`).
-    pub ephemeron: Bitmap,
+    pub ephemeron: LazyBitmap,
 }
 
 impl PageDesc {
@@ -127,6 +128,28 @@ impl PageDesc {
         self.has_cleanup.store(c, Relaxed)
     }
 
+    /// The bitmaps allocated on first use.
+    fn lazy(&self) -> [&LazyBitmap; 5] {
+        [
+            &self.pin,
+            &self.forwarded,
+            &self.cleanup,
+            &self.finalizer,
+            &self.ephemeron,
+        ]
+    }
+
+    /// Frees the lazily allocated bitmaps.
+    ///
+    /// # Safety
+    /// As [`LazyBitmap::free`]: the heap is going away.
+    pub unsafe fn free_lazy(&self) {
+        for b in self.lazy() {
+            // SAFETY: the caller's promise.
+            unsafe { b.free() }
+        }
+    }
+
     /// Says that the page holds an ephemeron; whether it already said so.
     pub fn note_ephemerons(&self) -> bool {
         self.has_ephemerons.swap(true, Relaxed)
@@ -185,16 +208,10 @@ impl PageDesc {
 
     /// Clears every per-slot bitmap.
     pub fn clear_bitmaps(&self) {
-        for b in [
-            &self.mark,
-            &self.alloc,
-            &self.pin,
-            &self.forwarded,
-            &self.no_pointers,
-            &self.cleanup,
-            &self.finalizer,
-            &self.ephemeron,
-        ] {
+        for b in [&self.mark, &self.alloc, &self.no_pointers] {
+            b.clear_all();
+        }
+        for b in self.lazy() {
             b.clear_all();
         }
         self.set_has_cleanup(false);
