@@ -2,7 +2,7 @@
 //!
 //! | workload | mode | runners | heap |
 //! |---|---|---|---|
-//! | `gcbench`, `gcbench-holes` | quick: 2x, 1 thread; full: 1.5/2/3x, 1 and 2 threads | Mosaic, Boehm (GC_MALLOC and inline), Java Serial/Parallel/G1 (warm, and G1 cold), Go | multiple of the peak live size, the same limit for everyone (Boehm: also its initial heap, except with holes) |
+//! | `gcbench`, `gcbench-holes` | quick: 2x, 1 thread; full: 1.5/2/3x, 1 and 2 threads | Mosaic (Rust worker; and `mosaic-c`: the Boehm peer's own C program on Mosaic's C API, `peers/c/mosaic_c.h`), Boehm (GC_MALLOC and inline), Java Serial/Parallel/G1 (warm, and G1 cold), Go | multiple of the peak live size, the same limit for everyone (Boehm: also its initial heap, except with holes) |
 //! | `gcbench-scaled` | full, or `--only gcbench-scaled` | Mosaic, Boehm | 2x the live size of GCBench with stretch and long-lived depth L = 16..24 |
 //! | `heap-sweep` | quick: 1.5/2/4x; full: 1.25..6x | Mosaic under each `MOSAIC_HEAP_POLICY`, Boehm | GCBench with holes at each multiple of its peak live size |
 //! | `binary-trees` | depth 16 quick, 20 full | Mosaic, Boehm, OCaml, Java x3, Go | each runtime's default |
@@ -43,6 +43,8 @@ pub struct Runner {
 #[serde(rename_all = "lowercase")]
 pub enum Runtime {
     Mosaic,
+    /// Mosaic through its C API, in a C program shared with a peer.
+    MosaicC,
     Boehm,
     Java,
     Go,
@@ -56,6 +58,7 @@ impl Runtime {
     pub fn gc_time(self) -> &'static str {
         match self {
             Runtime::Mosaic => "stop-the-world pauses (Stats.pauses) plus the lazy sweep steps allocations took (Stats.sweep_steps)",
+            Runtime::MosaicC => "mark_time_ns + sweep_time_ns of mosaic_heap_stats: every collection's marking and all sweeping, in pauses and in allocations",
             Runtime::Boehm => "each collection from GC_EVENT_START to GC_EVENT_END: stopped-world marking plus its finish under the allocator lock; lazy sweeping inside allocations not counted",
             Runtime::Java => "GarbageCollectorMXBean.getCollectionTime() over the reported run: young and full collection pauses in whole ms; in JDK 17, G1's remark/cleanup pauses and concurrent marking not counted",
             Runtime::Go => "MemStats.PauseTotalNs over the run: stop-the-world phases only; concurrent marking (on other cores), mark assists and sweeping not counted",
@@ -71,7 +74,7 @@ impl Runtime {
             Runtime::Boehm => "the GC ms intervals, one per collection",
             Runtime::Java => "GC notification durations of the reported run, whole ms",
             Runtime::Go => "the last 256 (at most) stop-the-world pauses of the run",
-            Runtime::OCaml | Runtime::Manual => "not reported",
+            Runtime::OCaml | Runtime::Manual | Runtime::MosaicC => "not reported",
         }
     }
 }
@@ -381,6 +384,13 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                         },
                     )]
                     .into_iter()
+                    .chain([peer(
+                        "mosaic-c",
+                        Runtime::MosaicC,
+                        &peers.mosaic_c_gcbench,
+                        &args,
+                        &[("MOSAIC_MAX_HEAP", s(heap))],
+                    )])
                     .chain(boehm_gcbench(peers, &p, t, heap))
                     .chain([
                         java("Serial", peers, o, Some(heap), "GCBench", &args),
@@ -607,6 +617,7 @@ mod tests {
         Peers {
             boehm_gcbench: Ok("/bin/boehm_gcbench".into()),
             boehm_gcbench_inline: Ok("/bin/boehm_gcbench_inline".into()),
+            mosaic_c_gcbench: Ok("/bin/mosaic_c_gcbench".into()),
             boehm_binary_trees: none.clone(),
             boehm_binary_trees_inline: none.clone(),
             c_nqueens: none.clone(),

@@ -12,6 +12,9 @@ pub struct Peers {
     pub boehm_gcbench: Built,
     /// GCBench with gc_inline.h's inline allocation (`-DBOEHM_INLINE`).
     pub boehm_gcbench_inline: Built,
+    /// The same GCBench program on Mosaic's C API (`-DUSE_MOSAIC
+    /// -DBOEHM_INLINE`, `peers/c/mosaic_c.h`), linked to libmosaic.a.
+    pub mosaic_c_gcbench: Built,
     pub boehm_binary_trees: Built,
     pub boehm_binary_trees_inline: Built,
     pub c_nqueens: Built,
@@ -72,6 +75,66 @@ pub(crate) fn cc(src: &Path, out: &Path, flags: &[&str], header: Option<(&str, &
             .arg("-o")
             .arg(out)
             .args(flags),
+        &out.display().to_string(),
+    )?;
+    Ok(out.to_path_buf())
+}
+
+/// Builds a C peer against Mosaic's C library: `cargo build --release -p
+/// mosaic-capi` (the cargo running the suite, or `cargo`), then the program
+/// linked to the `libmosaic.a` that build reports, with `include/mosaic.h`.
+pub fn mosaic_c(src: &Path, out: &Path) -> Built {
+    if !has("cc") {
+        return Err(format!(
+            "no C compiler (package build-essential; {INSTALL})"
+        ));
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let built = Command::new(cargo)
+        .current_dir(&root)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "mosaic-capi",
+            "--message-format=json",
+        ])
+        .output()
+        .map_err(|e| format!("building libmosaic failed: {e}"))?;
+    if !built.status.success() {
+        return Err(format!(
+            "building libmosaic failed: {}",
+            String::from_utf8_lossy(&built.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        ));
+    }
+    let lib = String::from_utf8_lossy(&built.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["target"]["name"] == "mosaic_capi" || v["target"]["name"] == "mosaic")
+        .flat_map(|v| {
+            v["filenames"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|f| f.as_str().map(PathBuf::from))
+                .collect::<Vec<_>>()
+        })
+        .find(|f| f.extension().is_some_and(|e| e == "a"))
+        .ok_or("building libmosaic: cargo reported no libmosaic.a")?;
+    run(
+        Command::new("cc")
+            .args(["-O2", "-std=gnu11", "-DUSE_MOSAIC", "-DBOEHM_INLINE"])
+            .arg(format!("-I{}", root.join("include").display()))
+            .arg(src)
+            .arg("-o")
+            .arg(out)
+            .arg(&lib)
+            .args(["-lpthread", "-ldl", "-lm"]),
         &out.display().to_string(),
     )?;
     Ok(out.to_path_buf())
@@ -158,6 +221,7 @@ impl Peers {
             )
         };
         Peers {
+            mosaic_c_gcbench: mosaic_c(&c.join("gcbench.c"), &out.join("mosaic_c_gcbench")),
             boehm_gcbench: cc(
                 &c.join("gcbench.c"),
                 &out.join("boehm_gcbench"),

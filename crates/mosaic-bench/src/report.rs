@@ -352,6 +352,7 @@ pub fn write_json(
 ) {
     let runtimes = [
         Runtime::Mosaic,
+        Runtime::MosaicC,
         Runtime::Boehm,
         Runtime::Java,
         Runtime::Go,

@@ -4,10 +4,17 @@
  * (defaults: the published 18 16 500000 4 16; heap limit: GC_MAXIMUM_HEAP_SIZE).
  * Prints TIME: from starting the threads to joining them (GC_INIT before).
  * Built twice: nodes from GC_MALLOC, or (-DBOEHM_INLINE) from gc_inline.h's
- * inline free lists, one array per thread on its stack (boehm.h). */
+ * inline free lists, one array per thread on its stack (boehm.h).
+ * With -DUSE_MOSAIC the same code runs on Mosaic's C API (mosaic_c.h). */
 #include <pthread.h>
 #include <string.h>
+#ifdef USE_MOSAIC
+#include "mosaic_c.h" /* the same program on Mosaic's C API */
+#else
 #include "boehm.h"
+#define mc_thread_start() ((void)0)
+#define mc_thread_end() ((void)0)
+#endif
 
 typedef struct Node {
     struct Node *left, *right;
@@ -81,6 +88,7 @@ static void *run(void *arg) {
     /* The RNG is written at every hole: keep it on this thread's stack, not
      * beside the other threads' in main's array. */
     Thread local = *(Thread *)arg, *t = &local;
+    mc_thread_start();
 #ifdef BOEHM_INLINE
     memset(local.fl, 0, sizeof local.fl);
 #endif
@@ -108,6 +116,7 @@ static void *run(void *arg) {
     }
     unsigned long long *out = malloc(sizeof *out);
     *out = (unsigned long long)count(long_lived) * 1000000ULL + (unsigned long long)trees;
+    mc_thread_end();
     return out;
 }
 
