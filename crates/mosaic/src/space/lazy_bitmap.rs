@@ -55,6 +55,11 @@ impl LazyBitmap {
         }
     }
 
+    /// Whether the bitmap was allocated.
+    pub fn is_allocated(&self) -> bool {
+        !self.ptr.load(Acquire).is_null()
+    }
+
     #[inline(always)]
     pub fn get(&self, i: usize) -> bool {
         self.bits().is_some_and(|b| b.get(i))

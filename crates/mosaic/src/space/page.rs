@@ -139,6 +139,11 @@ impl PageDesc {
         ]
     }
 
+    /// Whether any bitmap was allocated lazily.
+    pub fn has_lazy(&self) -> bool {
+        self.lazy().iter().any(|b| b.is_allocated())
+    }
+
     /// Frees the lazily allocated bitmaps.
     ///
     /// # Safety

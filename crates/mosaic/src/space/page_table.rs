@@ -186,6 +186,32 @@ impl PageTable {
         (pages * std::mem::size_of::<PageDesc>()).next_multiple_of(4096)
     }
 
+    /// Gives back the memory of the descriptors of pages `[first, first +
+    /// n)`, which must be free and decommitted: afterwards they read as
+    /// zero, a valid free descriptor (`PageResource` sets what a taken
+    /// page needs). Only whole OS pages inside the range go, and none that
+    /// holds a descriptor with a lazily allocated bitmap (those stay until
+    /// the heap's drop frees them). Returns the bytes given back.
+    pub fn decommit_descriptors(&self, first: usize, n: usize) -> usize {
+        const OS_PAGE: usize = 4096;
+        let size = std::mem::size_of::<PageDesc>();
+        let base = self.descs.start();
+        let lo = (base + first * size).next_multiple_of(OS_PAGE);
+        let hi = (base + (first + n) * size) & !(OS_PAGE - 1);
+        let mut given = 0;
+        let mut a = lo;
+        while a < hi {
+            // The descriptors this OS page overlaps, all in the range.
+            let (i0, i1) = ((a - base) / size, (a + OS_PAGE - 1 - base) / size);
+            if (i0..=i1).all(|i| !self.desc(i).has_lazy()) {
+                self.descs.decommit(a, OS_PAGE);
+                given += OS_PAGE;
+            }
+            a += OS_PAGE;
+        }
+        given
+    }
+
     /// Gives a range of pages' memory back to the OS.
     pub fn decommit(&self, first: usize, count: usize) {
         assert!(
@@ -300,5 +326,27 @@ mod tests {
     fn decommitting_pages_past_the_end_is_refused() {
         let t = PageTable::new(2).unwrap();
         t.decommit(1, usize::MAX / PAGE_SIZE);
+    }
+
+    #[test]
+    fn descriptors_of_free_pages_are_given_back_in_whole_os_pages() {
+        let t = PageTable::new(64).unwrap();
+        for i in 0..64 {
+            t.desc(i).init_small(0, 32);
+            t.desc(i).set_kind(PageKind::Free);
+        }
+        // Page 40's descriptor has a lazily allocated bitmap.
+        t.desc(40).pin.set(3);
+        let given = t.decommit_descriptors(0, 64);
+        let size = std::mem::size_of::<PageDesc>();
+        assert!(given >= 64 * size - 3 * 4096, "{given} of {}", 64 * size);
+        // A descriptor inside a given-back OS page reads as zero: free.
+        let cleared: Vec<usize> = (0..64).filter(|&i| t.desc(i).slot_size() == 0).collect();
+        assert!(cleared.len() >= 50, "{cleared:?}");
+        assert!(cleared.iter().all(|&i| t.desc(i).kind() == PageKind::Free));
+        assert!(!cleared.contains(&40));
+        assert!(t.desc(40).pin.get(3) && t.desc(40).slot_size() == 32);
+        // SAFETY: the table is not used by anything else.
+        unsafe { t.desc(40).free_lazy() };
     }
 }
