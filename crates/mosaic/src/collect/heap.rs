@@ -340,11 +340,6 @@ impl<E: Embedder> Drop for HeapCore<E> {
                 panics.call(|| self.embedder.on_free(ObjRef::from_addr(a)));
             }
         }
-        for page in 0..self.resource.touched_descriptors() {
-            // SAFETY: the heap is being dropped: no mutator, GC worker or
-            // sweeper can reach a descriptor any more.
-            unsafe { self.table.desc(page).free_lazy() };
-        }
         if !std::thread::panicking() {
             panics.resume();
         }

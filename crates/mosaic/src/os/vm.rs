@@ -60,6 +60,24 @@ impl Reservation {
         self.len
     }
 
+    /// For each 4 KiB page of the range (from `start`, which is page
+    /// aligned), whether it is resident: what was touched and not
+    /// decommitted since. Empty if the kernel will not say.
+    pub fn resident_pages(&self) -> Vec<bool> {
+        const OS_PAGE: usize = 4096;
+        let n = self.len.div_ceil(OS_PAGE);
+        let mut v = vec![0u8; n];
+        // SAFETY: `[start, start + n pages)` lies inside our own mapping
+        // (`start` is aligned to at least a page, `raw_len` covers `len`
+        // plus the alignment), and `v` has one byte per page.
+        let rc =
+            unsafe { libc::mincore(self.start as *mut libc::c_void, n * OS_PAGE, v.as_mut_ptr()) };
+        if rc != 0 {
+            return Vec::new();
+        }
+        v.into_iter().map(|b| b & 1 != 0).collect()
+    }
+
     /// Gives the physical memory behind `[addr, addr + len)` back to the OS.
     /// The range stays mapped; the next read sees zeroes.
     pub fn decommit(&self, addr: usize, len: usize) {

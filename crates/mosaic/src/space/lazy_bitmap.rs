@@ -9,7 +9,7 @@
 //!
 //! Invariant: once published, the pointer never changes and the bitmap
 //! is freed only by [`LazyBitmap::free`], called when no thread can reach
-//! the descriptor any more (the heap's drop). Reads of an absent bitmap
+//! the descriptor any more (the page table's drop). Reads of an absent bitmap
 //! see all bits clear.
 
 use std::sync::atomic::{AtomicPtr, Ordering::Acquire, Ordering::Release};

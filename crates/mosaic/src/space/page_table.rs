@@ -199,13 +199,23 @@ impl PageTable {
         let lo = (base + first * size).next_multiple_of(OS_PAGE);
         let hi = (base + (first + n) * size) & !(OS_PAGE - 1);
         let mut given = 0;
+        // One `madvise` per run of OS pages that may go.
+        let mut run_start = None;
         let mut a = lo;
-        while a < hi {
+        while a <= hi {
             // The descriptors this OS page overlaps, all in the range.
-            let (i0, i1) = ((a - base) / size, (a + OS_PAGE - 1 - base) / size);
-            if (i0..=i1).all(|i| !self.desc(i).has_lazy()) {
-                self.descs.decommit(a, OS_PAGE);
-                given += OS_PAGE;
+            let ok = a < hi && {
+                let (i0, i1) = ((a - base) / size, (a + OS_PAGE - 1 - base) / size);
+                (i0..=i1).all(|i| !self.desc(i).has_lazy())
+            };
+            match (ok, run_start) {
+                (true, None) => run_start = Some(a),
+                (false, Some(start)) => {
+                    self.descs.decommit(start, a - start);
+                    given += a - start;
+                    run_start = None;
+                }
+                _ => {}
             }
             a += OS_PAGE;
         }
@@ -271,6 +281,30 @@ impl PageTable {
         // SAFETY: inside the heap (checked); the slot of a moved object,
         // whose first word holds the new address until it is swept.
         unsafe { (from as *const usize).read() }
+    }
+}
+
+impl Drop for PageTable {
+    /// Frees the descriptors' lazily allocated bitmaps, reading only the
+    /// descriptor memory that is resident (a descriptor never touched, or
+    /// given back, has none).
+    fn drop(&mut self) {
+        const OS_PAGE: usize = 4096;
+        let size = std::mem::size_of::<PageDesc>();
+        for (k, _) in self
+            .descs
+            .resident_pages()
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, r)| r)
+        {
+            let (i0, i1) = (k * OS_PAGE / size, ((k + 1) * OS_PAGE - 1) / size);
+            for i in i0..=i1.min(self.npages.saturating_sub(1)) {
+                // SAFETY: the table is being dropped: nothing else can
+                // reach its descriptors.
+                unsafe { self.desc(i).free_lazy() };
+            }
+        }
     }
 }
 
@@ -346,7 +380,5 @@ mod tests {
         assert!(cleared.iter().all(|&i| t.desc(i).kind() == PageKind::Free));
         assert!(!cleared.contains(&40));
         assert!(t.desc(40).pin.get(3) && t.desc(40).slot_size() == 32);
-        // SAFETY: the table is not used by anything else.
-        unsafe { t.desc(40).free_lazy() };
     }
 }
