@@ -68,8 +68,10 @@ pub struct HeapCore<E: Embedder> {
     sweepers: AtomicUsize,
 }
 
-/// Most pages one sweep step decommits (each is an `madvise` run).
-const TRIM_PAGES_PER_STEP: usize = 16;
+/// Most pages one sweep step decommits (each run is an `madvise`). With
+/// 16, decommitting made the longest steps of a one-thread soak about
+/// 160 µs; with 4, about 85 µs (BENCHMARKS.md, issue 19).
+const TRIM_PAGES_PER_STEP: usize = 4;
 
 impl<E: Embedder> HeapCore<E> {
     pub fn new(config: Config, embedder: E) -> Result<Self, Error> {
