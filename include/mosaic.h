@@ -82,8 +82,8 @@
  * address-keyed tables can follow. Pinned objects never move: those
  * allocated MOSAIC_PINNED (for life), those pinned with mosaic_pin (until
  * as many mosaic_unpin), and, for one collection, those an ambiguous word
- * points into: a word given to mosaic_visit_ambiguous(_range) by roots or
- * mutator_roots, or a word of a stack scanned conservatively
+ * points into: a word given to mosaic_visit_ambiguous(_range) by roots,
+ * mutator_roots or trace (a conservatively scanned object), or a word of a stack scanned conservatively
  * (mosaic_conservative_stack: C locals then keep objects alive and in
  * place without a scope). Large objects never move. mosaic_dump_heap
  * writes the heap's pages and objects as JSON lines, for mosaic-heapviz.
@@ -891,8 +891,10 @@ void mosaic_visit(struct mosaic_tracer *tracer, void **slot);
  * scanned buffer). If it points anywhere inside an object of the heap
  * (interior pointers included), that object is kept alive and pinned for
  * this collection: a compaction does not move it, since the word cannot
- * be updated. Any other value is ignored. Call it from `roots` or
- * `mutator_roots`; from `trace` it is ignored. Like `mosaic_visit`, it
+ * be updated. Any other value is ignored. From `roots` or
+ * `mutator_roots` the word is a root; from `trace` it is a field of the
+ * object being traced that is never updated (an object whose words are all
+ * visited this way is scanned conservatively). Like `mosaic_visit`, it
  * reports no errors and leaves the last error as it was (a NULL tracer is
  * ignored).
  *
@@ -906,7 +908,8 @@ void mosaic_visit_ambiguous(struct mosaic_tracer *tracer, size_t word);
  * to `end` (exclusive): a buffer, or a stack segment your runtime manages.
  * `start` is rounded up and `end` down to a multiple of the word size; an
  * empty or reversed range, or a NULL argument, is ignored. Reports no
- * errors, like `mosaic_visit`. Call it from `roots` or `mutator_roots`.
+ * errors, like `mosaic_visit`. Call it from `roots`, `mutator_roots` or
+ * `trace` (a conservatively scanned object's words).
  *
  * # Safety
  * `tracer` must be NULL or the tracer passed to the running callback, and

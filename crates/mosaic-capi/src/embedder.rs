@@ -289,8 +289,10 @@ pub unsafe extern "C" fn mosaic_visit(tracer: *mut mosaic_tracer, slot: *mut *mu
 /// scanned buffer). If it points anywhere inside an object of the heap
 /// (interior pointers included), that object is kept alive and pinned for
 /// this collection: a compaction does not move it, since the word cannot
-/// be updated. Any other value is ignored. Call it from `roots` or
-/// `mutator_roots`; from `trace` it is ignored. Like `mosaic_visit`, it
+/// be updated. Any other value is ignored. From `roots` or
+/// `mutator_roots` the word is a root; from `trace` it is a field of the
+/// object being traced that is never updated (an object whose words are all
+/// visited this way is scanned conservatively). Like `mosaic_visit`, it
 /// reports no errors and leaves the last error as it was (a NULL tracer is
 /// ignored).
 ///
@@ -309,7 +311,8 @@ pub unsafe extern "C" fn mosaic_visit_ambiguous(tracer: *mut mosaic_tracer, word
 /// to `end` (exclusive): a buffer, or a stack segment your runtime manages.
 /// `start` is rounded up and `end` down to a multiple of the word size; an
 /// empty or reversed range, or a NULL argument, is ignored. Reports no
-/// errors, like `mosaic_visit`. Call it from `roots` or `mutator_roots`.
+/// errors, like `mosaic_visit`. Call it from `roots`, `mutator_roots` or
+/// `trace` (a conservatively scanned object's words).
 ///
 /// # Safety
 /// `tracer` must be NULL or the tracer passed to the running callback, and

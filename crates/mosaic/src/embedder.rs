@@ -16,12 +16,15 @@ pub trait Tracer {
     fn visit(&mut self, slot: &mut *mut u8);
 
     /// Visits one *ambiguous* word: a value that may or may not be a
-    /// reference (a word of a C stack, a saved register, a JIT frame).
-    /// If it points anywhere inside an allocated object (interior pointers
-    /// included), that object is kept alive and **pinned** for this
-    /// collection: compaction will not move it, since the word cannot be
-    /// updated. Any other value is ignored. Only meaningful from `roots`
-    /// and `mutator_roots`; elsewhere it is ignored.
+    /// reference (a word of a C stack, a saved register, a JIT frame, or a
+    /// field of a conservatively scanned object). If it points anywhere
+    /// inside an allocated object (interior pointers included), that
+    /// object is kept alive and **pinned** for this collection: compaction
+    /// will not move it, since the word cannot be updated. Any other value
+    /// is ignored. From `roots` and `mutator_roots` it is a root; from
+    /// `trace` it is an edge of the object being traced, like `visit` but
+    /// never updated (an object whose fields are all visited this way is
+    /// scanned conservatively), and ordered finalization follows it too.
     fn visit_ambiguous(&mut self, word: usize) {
         let _ = word;
     }

@@ -172,4 +172,11 @@ impl Tracer for SkipSelf<'_, '_> {
             self.m.visit(slot);
         }
     }
+
+    /// A conservatively traced object's words reach its children too.
+    fn visit_ambiguous(&mut self, word: usize) {
+        if !self.this.contains(&word) {
+            self.m.visit_ambiguous(word);
+        }
+    }
 }

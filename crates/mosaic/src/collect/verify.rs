@@ -156,7 +156,7 @@ impl Tracer for Verifier<'_> {
         match self.table.mark_state(word) {
             MarkState::Unmarked(start) => {
                 self.error = Some(format!(
-                    "an ambiguous root word holds {word:#x}, inside {}, which the marker did not mark",
+                    "an ambiguous word (a root, or a conservatively traced field) holds {word:#x}, inside {}, which the marker did not mark",
                     self.describe(start)
                 ));
             }

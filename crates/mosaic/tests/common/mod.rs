@@ -20,6 +20,9 @@ pub const PAIR: u32 = 1;
 pub const VECTOR: u32 = 2;
 pub const BYTES: u32 = 3;
 pub const WEAKBOX: u32 = 4;
+/// `len` words after the header, each visited as an ambiguous word (a
+/// conservatively scanned object).
+pub const CONSERV: u32 = 5;
 pub const HEADER: usize = 16;
 
 /// One `on_move`: (from, to, old size, new size).
@@ -73,6 +76,12 @@ unsafe impl Embedder for TestVm {
             }
             // Weak slots: not visited.
             WEAKBOX => {}
+            CONSERV => {
+                for i in 0..len as usize {
+                    // SAFETY: `len` words after the header.
+                    t.visit_ambiguous(unsafe { *field_ptr(obj, i) } as usize);
+                }
+            }
             BYTES => panic!("byte string {id} was traced although allocated NO_POINTERS"),
             _ => panic!("traced a non-object at {obj:?}: tag {tag}"),
         }
@@ -111,6 +120,7 @@ unsafe impl Embedder for TestVm {
             VECTOR => "vector",
             BYTES => "bytes",
             WEAKBOX => "weakbox",
+            CONSERV => "conservative",
             _ => return None,
         })
     }
@@ -217,6 +227,20 @@ pub fn new_pair(
     set_field(p, 0, a);
     set_field(p, 1, b);
     Ok(p)
+}
+
+/// A conservatively scanned object: `len` words, each visited as an
+/// ambiguous word (any value; one pointing into an object keeps it alive
+/// and in place).
+pub fn new_conservative(m: &mut TestMutator, id: u64, len: usize) -> Result<ObjRef, Error> {
+    let size = HEADER + 8 * len;
+    Ok(init(m.alloc(size)?, size, CONSERV, len as u32, id))
+}
+
+/// Stores a raw word in field `i` of an object (a conservative object's).
+pub fn set_word(obj: ObjRef, i: usize, w: usize) {
+    // SAFETY: callers pass an object with more than `i` fields.
+    unsafe { *field_ptr(obj, i) = w as *mut u8 };
 }
 
 /// A weak box: `len` pointer fields that `trace` does not visit.
