@@ -151,6 +151,14 @@ fn ephemerons_keep_values_only_while_keys_live() {
     assert_eq!(run_c_test("ephemerons").trim(), "0 failures");
 }
 
+/// A conservatively traced buffer (every word handed to
+/// `mosaic_visit_ambiguous_range` from `trace`) keeps the objects its words
+/// point into alive and in place while every collection compacts.
+#[test]
+fn conservatively_traced_objects_keep_what_their_words_point_into() {
+    assert_eq!(run_c_test("conservative_objects").trim(), "0 failures");
+}
+
 /// Events arrive START, MARK_END, END with their reason and figures.
 #[test]
 fn gc_events_arrive_in_order_with_reasons_and_figures() {
