@@ -21,6 +21,8 @@
 //! clearing or queueing anything.
 
 mod common;
+#[path = "model/finalizers.rs"]
+mod model_finalizers;
 #[path = "common/model_graph.rs"]
 mod model_graph;
 #[path = "model/moving.rs"]
@@ -32,6 +34,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use common::*;
+use model_finalizers::{finalizer, log_ran};
 use model_graph::{Fin, Graph, Kind, Node, Outcome, Then};
 use mosaic::{
     AllocFlags, CompactPolicy, Config, Error, FinalizerOrder, GcEvent, HeapPolicy, ObjRef, Root,
@@ -188,39 +191,6 @@ enum Event {
 }
 
 type Log = Arc<Mutex<Vec<Event>>>;
-
-/// The finalizer of object `id`: logs that it runs, allocates (possibly
-/// collecting) if asked, then does `fin.then`.
-fn finalizer(log: Log, id: u64, fin: Fin) -> impl FnOnce(&mut TestMutator, ObjRef) + Send {
-    move |m, obj| {
-        log.lock().push(Event::Ran(id, obj.addr()));
-        if fin.alloc {
-            new_pair(m, 0, None, None).expect("allocation in a finalizer");
-        }
-        let heap = m.heap();
-        match fin.then {
-            Then::Nothing => {}
-            Then::Resurrect => heap.embedder().globals.lock().push(obj.addr()),
-            // Refused if the test registered one since the object was
-            // queued (the registration counts are checked afterwards).
-            Then::Reregister => {
-                let again = Fin {
-                    then: Then::Nothing,
-                    ..fin
-                };
-                let _ = m.register_finalizer(obj, fin.order, finalizer(log, id, again));
-            }
-        }
-    }
-}
-
-/// A plain-function finalizer: `tag` is the harness's log, `data` the id.
-fn log_ran(_: &mut TestMutator, obj: ObjRef, tag: usize, data: usize) {
-    // SAFETY: the tag is `Arc::as_ptr` of the harness's log, which owns the
-    // heap and so outlives every finalizer run.
-    let log = unsafe { &*(tag as *const Mutex<Vec<Event>>) };
-    log.lock().push(Event::Ran(data as u64, obj.addr()));
-}
 
 /// The plain model plus the real heap it shadows.
 struct Harness {

@@ -1,0 +1,41 @@
+//! The model test's finalizers: a closure that logs its run and may
+//! allocate, resurrect or register again, and a plain function that logs.
+
+use super::*;
+
+/// The finalizer of object `id`: logs that it runs, allocates (possibly
+/// collecting) if asked, then does `fin.then`.
+pub(super) fn finalizer(
+    log: Log,
+    id: u64,
+    fin: Fin,
+) -> impl FnOnce(&mut TestMutator, ObjRef) + Send {
+    move |m, obj| {
+        log.lock().push(Event::Ran(id, obj.addr()));
+        if fin.alloc {
+            new_pair(m, 0, None, None).expect("allocation in a finalizer");
+        }
+        let heap = m.heap();
+        match fin.then {
+            Then::Nothing => {}
+            Then::Resurrect => heap.embedder().globals.lock().push(obj.addr()),
+            // Refused if the test registered one since the object was
+            // queued (the registration counts are checked afterwards).
+            Then::Reregister => {
+                let again = Fin {
+                    then: Then::Nothing,
+                    ..fin
+                };
+                let _ = m.register_finalizer(obj, fin.order, finalizer(log, id, again));
+            }
+        }
+    }
+}
+
+/// A plain-function finalizer: `tag` is the harness's log, `data` the id.
+pub(super) fn log_ran(_: &mut TestMutator, obj: ObjRef, tag: usize, data: usize) {
+    // SAFETY: the tag is `Arc::as_ptr` of the harness's log, which owns the
+    // heap and so outlives every finalizer run.
+    let log = unsafe { &*(tag as *const Mutex<Vec<Event>>) };
+    log.lock().push(Event::Ran(data as u64, obj.addr()));
+}
