@@ -118,7 +118,8 @@ fn runners(which: Comparison, n: usize, build_dir: &Path, jvm_warmup: u32) -> Ve
         &["-lgc", "-lpthread"],
         Some(("gc.h", "libgc-dev")),
     );
-    let java = peers::javac(&src, &build_dir.join("java"), &[which.java_class()]).map(|dir| {
+    let classes = [which.java_class(), "MemoryProbe"];
+    let java = peers::javac(&src, &build_dir.join("java"), &classes).map(|dir| {
         let mut c = Command::new("java");
         c.arg("-XX:+UseG1GC")
             .arg(format!("-Dmosaic.warmup={jvm_warmup}"))

@@ -26,7 +26,6 @@
 //           N), "key_value_bytes": 32}
 // and exits 1 if the check failed.
 // usage: java [-Dmosaic.warmup=W] Ephemerons [N]   (N = 781000 by default)
-import java.lang.management.ManagementFactory;
 import java.util.WeakHashMap;
 
 public class Ephemerons {
@@ -49,29 +48,6 @@ public class Ephemerons {
     static Key[] kept;
     static WeakHashMap<Key, Value> map;
 
-    /** Nanoseconds spent measuring memory, taken out of the body's time. */
-    static long measuringNs;
-
-    /** The heap in use after a full collection, bytes (time not counted). */
-    static long usedAfterGc() {
-        long t = System.nanoTime();
-        System.gc();
-        long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-        measuringNs += System.nanoTime() - t;
-        return used;
-    }
-
-    /** Resident memory of this process (VmRSS), KiB; -1 if unreadable. */
-    static long rssKb() {
-        try {
-            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")))
-                if (l.startsWith("VmRSS:")) return Long.parseLong(l.substring(6).replace("kB", "").trim());
-        } catch (java.io.IOException e) {
-            return -1;
-        }
-        return -1;
-    }
-
     static void insertAll(int n) {
         map = new WeakHashMap<>();
         for (int i = 0; i < n; i++) {
@@ -86,16 +62,16 @@ public class Ephemerons {
         int nKept = (n + 9) / 10;
         map = null;
         kept = null;
-        measuringNs = 0;
+        MemoryProbe.reset();
         long start = System.nanoTime();
         keys = new Key[n];
-        long usedBefore = usedAfterGc();
-        long rssBefore = rssKb();
+        long usedBefore = MemoryProbe.usedAfterGc();
+        long rssBefore = MemoryProbe.rssKb();
         long t0 = System.nanoTime();
         insertAll(n);
         double ns = n > 0 ? (double) (System.nanoTime() - t0) / n : 0;
-        long rssAfter = rssKb();
-        long usedAfter = usedAfterGc();
+        long rssAfter = MemoryProbe.rssKb();
+        long usedAfter = MemoryProbe.usedAfterGc();
         kept = new Key[nKept];
         for (int j = 0; j < nKept; j++) kept[j] = keys[10 * j];
         keys = null;
@@ -108,7 +84,7 @@ public class Ephemerons {
             }
             Thread.sleep(1);
         }
-        long elapsed = System.nanoTime() - start - measuringNs;
+        long elapsed = System.nanoTime() - start - MemoryProbe.measuringNs;
         int size = map.size();
         int keptOk = 0;
         for (int j = 0; j < nKept; j++) {

@@ -20,7 +20,6 @@
 //           (VmRSS after the loop minus before, over N)}
 // and exits 1 if not every action ran.
 // usage: java [-Dmosaic.warmup=W] Finalizers [N]   (N = 781000 by default)
-import java.lang.management.ManagementFactory;
 import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -34,29 +33,6 @@ public class Finalizers {
     static final Runnable ACTION = RAN::incrementAndGet;
     static final Cleaner CLEANER = Cleaner.create();
     static Node head; // the root
-
-    /** Nanoseconds spent measuring memory, taken out of the body's time. */
-    static long measuringNs;
-
-    /** The heap in use after a full collection, bytes (time not counted). */
-    static long usedAfterGc() {
-        long t = System.nanoTime();
-        System.gc();
-        long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-        measuringNs += System.nanoTime() - t;
-        return used;
-    }
-
-    /** Resident memory of this process (VmRSS), KiB; -1 if unreadable. */
-    static long rssKb() {
-        try {
-            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")))
-                if (l.startsWith("VmRSS:")) return Long.parseLong(l.substring(6).replace("kB", "").trim());
-        } catch (java.io.IOException e) {
-            return -1;
-        }
-        return -1;
-    }
 
     static void build(int n) {
         for (int i = 0; i < n; i++) {
@@ -74,16 +50,16 @@ public class Finalizers {
     /** One run of the body; prints the result if {@code report}. */
     static boolean run(int n, boolean report) throws InterruptedException {
         RAN.set(0);
-        measuringNs = 0;
+        MemoryProbe.reset();
         long start = System.nanoTime();
         build(n);
-        long usedBefore = usedAfterGc();
-        long rssBefore = rssKb();
+        long usedBefore = MemoryProbe.usedAfterGc();
+        long rssBefore = MemoryProbe.rssKb();
         long t0 = System.nanoTime();
         registerAll();
         double ns = n > 0 ? (double) (System.nanoTime() - t0) / n : 0;
-        long rssAfter = rssKb();
-        long usedAfter = usedAfterGc();
+        long rssAfter = MemoryProbe.rssKb();
+        long usedAfter = MemoryProbe.usedAfterGc();
         head = null;
         long deadline = System.nanoTime() + 10_000_000_000L;
         long nextGc = 0;
@@ -94,7 +70,7 @@ public class Finalizers {
             }
             Thread.sleep(1);
         }
-        long elapsed = System.nanoTime() - start - measuringNs;
+        long elapsed = System.nanoTime() - start - MemoryProbe.measuringNs;
         long ran = RAN.get();
         boolean ok = ran == n;
         if (report) {
