@@ -92,9 +92,7 @@ impl Ephemerons {
     /// Whether `e` is the start of an object with its ephemeron bit set
     /// (callers check that the object is alive).
     pub fn contains(&self, table: &PageTable, e: usize) -> bool {
-        self.any()
-            && matches!(table.locate(e), Located::Small { page, slot, start }
-                if start == e && table.desc(page).ephemeron.get(slot))
+        self.any() && self.is_ephemeron(table, e)
     }
 
     pub fn any(&self) -> bool {
@@ -106,13 +104,20 @@ impl Ephemerons {
     }
 
     /// Pause: the ephemerons whose mark bit is set (all of them, live, once
-    /// marking is over). Drops pages that no longer hold ephemerons (and
-    /// clears their flag, so that a page is listed iff its flag is set).
+    /// marking is over).
     pub(super) fn marked(&self, table: &PageTable) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.for_each_marked(table, |e| out.push(e));
+        out
+    }
+
+    /// Pause: calls `f` on each ephemeron whose mark bit is set. Drops
+    /// pages that no longer hold ephemerons (and clears their flag, so that
+    /// a page is listed iff its flag is set).
+    fn for_each_marked(&self, table: &PageTable, mut f: impl FnMut(usize)) {
         let mut pages = self.pages.lock();
         pages.sort_unstable();
         pages.dedup();
-        let mut out = Vec::new();
         pages.retain(|&p| {
             let p = p as usize;
             let d = table.desc(p);
@@ -126,7 +131,7 @@ impl Ephemerons {
                 any |= e & d.alloc.word(w) != 0;
                 let mut m = e & d.mark.word(w);
                 while m != 0 {
-                    out.push(base + (w * 64 + m.trailing_zeros() as usize) * size);
+                    f(base + (w * 64 + m.trailing_zeros() as usize) * size);
                     m &= m - 1;
                 }
             }
@@ -136,19 +141,18 @@ impl Ephemerons {
             }
             any
         });
-        out
     }
 
-    /// Whether the object starting at `o` is an ephemeron (pause).
+    /// Whether an object starts at `o` with its ephemeron bit set.
     pub(super) fn is_ephemeron(&self, table: &PageTable, o: usize) -> bool {
-        match table.locate(o) {
-            Located::Small { page, slot, .. } => table.desc(page).ephemeron.get(slot),
-            _ => false,
-        }
+        matches!(table.locate(o), Located::Small { page, slot, start }
+            if start == o && table.desc(page).ephemeron.get(slot))
     }
 
     /// Pause, after all marking: the marked ephemerons are the live ones.
-    pub(super) fn set_live(&self, live: usize) {
+    pub(super) fn count_live(&self, table: &PageTable) {
+        let mut live = 0;
+        self.for_each_marked(table, |_| live += 1);
         self.count.store(live, Relaxed);
     }
 
@@ -160,13 +164,13 @@ impl Ephemerons {
             return;
         }
         let h = self.header;
-        for e in self.marked(table) {
+        self.for_each_marked(table, |e| {
             for w in [key_word(e, h), value_word(e, h)] {
                 if let Some(n) = fwd(w.load(Relaxed)) {
                     w.store(n, Relaxed);
                 }
             }
-        }
+        });
     }
 }
 

@@ -159,7 +159,7 @@ impl<'a> EphemeronPass<'a> {
             key_word(e, self.h).store(0, Relaxed);
             value_word(e, self.h).store(0, Relaxed);
         }
-        self.owner.set_live(self.owner.marked(table).len());
+        self.owner.count_live(table);
     }
 }
 

@@ -54,9 +54,6 @@ pub struct PageResource {
     committed: AtomicUsize,
     /// Free pages decommitted so far (large objects' spans not counted).
     trimmed: AtomicUsize,
-    /// Bytes of descriptor memory given back with trimmed pages (net of
-    /// nothing: a descriptor touched again is not subtracted).
-    descriptors_trimmed: AtomicUsize,
     in_use: AtomicUsize,
     max_pages: usize,
     /// One past the highest page index ever handed out: descriptors below
@@ -176,7 +173,6 @@ impl PageResource {
             clean: Mutex::new(clean),
             committed: AtomicUsize::new(0),
             trimmed: AtomicUsize::new(0),
-            descriptors_trimmed: AtomicUsize::new(0),
             in_use: AtomicUsize::new(0),
             max_pages: max_pages.min(table.npages()),
             high_water: AtomicUsize::new(0),
@@ -310,8 +306,7 @@ impl PageResource {
             // Their descriptors too, where whole OS pages allow: a clean
             // page's descriptor reads as zero (free, not known zeroed, not
             // committed), and `take_span` sets the rest when it is taken.
-            let given = table.decommit_descriptors(first, n);
-            self.descriptors_trimmed.fetch_add(given, Relaxed);
+            table.decommit_descriptors(first, n);
             self.committed.fetch_sub(n, Relaxed);
             self.trimmed.fetch_add(n, Relaxed);
             insert_coalesced(clean, first, n);

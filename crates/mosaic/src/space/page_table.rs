@@ -191,7 +191,7 @@ impl PageTable {
     /// zero, a valid free descriptor (`PageResource` sets what a taken
     /// page needs). Only whole OS pages inside the range go, and none that
     /// holds a descriptor with a lazily allocated bitmap (those stay until
-    /// the heap's drop frees them). Returns the bytes given back.
+    /// the page table's drop frees them). Returns the bytes given back.
     pub fn decommit_descriptors(&self, first: usize, n: usize) -> usize {
         const OS_PAGE: usize = 4096;
         let size = std::mem::size_of::<PageDesc>();
