@@ -114,7 +114,13 @@ pub fn mosaic_c(src: &Path, out: &Path) -> Built {
     let lib = String::from_utf8_lossy(&built.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| v["target"]["name"] == "mosaic_capi" || v["target"]["name"] == "mosaic")
+        // The C library's artifacts (its target is named `mosaic`, as is
+        // the core crate's, whose rlib the extension filter below drops).
+        .filter(|v| {
+            v["package_id"]
+                .as_str()
+                .is_some_and(|p| p.contains("mosaic-capi"))
+        })
         .flat_map(|v| {
             v["filenames"]
                 .as_array()
