@@ -193,6 +193,16 @@
 #define MOSAIC_UNINIT 8
 
 /**
+ * Scanned conservatively: every aligned word of the object is an
+ * ambiguous reference (see `mosaic_visit_ambiguous`), and the `trace`
+ * callback is never called for it. What such a word points into, interior
+ * pointers included, stays alive and does not move in that collection. A
+ * pointer one past the end keeps the object alive only while it falls
+ * inside the slot: allocate one byte more if that must hold.
+ */
+#define MOSAIC_CONSERVATIVE 16
+
+/**
  * Why the last call on this thread that reports errors failed
  * (`MOSAIC_OK`: it succeeded).
  */

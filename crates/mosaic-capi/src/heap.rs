@@ -27,6 +27,13 @@ pub const MOSAIC_PINNED: u32 = 4;
 /// byte string, an array of numbers). Implies `MOSAIC_NO_POINTERS`: the
 /// collector never reads it. The Boehm collector's `GC_MALLOC_ATOMIC`.
 pub const MOSAIC_UNINIT: u32 = 8;
+/// Scanned conservatively: every aligned word of the object is an
+/// ambiguous reference (see `mosaic_visit_ambiguous`), and the `trace`
+/// callback is never called for it. What such a word points into, interior
+/// pointers included, stays alive and does not move in that collection. A
+/// pointer one past the end keeps the object alive only while it falls
+/// inside the slot: allocate one byte more if that must hold.
+pub const MOSAIC_CONSERVATIVE: u32 = 16;
 
 /// A garbage-collected heap (opaque).
 pub struct mosaic_heap {

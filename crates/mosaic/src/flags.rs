@@ -19,7 +19,16 @@ impl AllocFlags {
     /// `NO_POINTERS`: the collector never reads it. Like the Boehm
     /// collector's `GC_MALLOC_ATOMIC`. Large objects come zeroed anyway.
     pub const UNINIT: AllocFlags = AllocFlags(8);
-    const ALL: u32 = 15;
+    /// Scanned conservatively: every aligned word of the slot is an
+    /// ambiguous reference (as if `trace` called
+    /// [`crate::Tracer::visit_ambiguous`] on each), so `trace` is never
+    /// called for it. What such a word points into (interior pointers
+    /// included) is kept alive and pinned for that collection. A pointer
+    /// one past the end of the object keeps it alive only if it still
+    /// falls inside the slot: ask for one byte more if that must hold
+    /// (the Boehm collector's "extra byte"). Ignored with `NO_POINTERS`.
+    pub const CONSERVATIVE: AllocFlags = AllocFlags(16);
+    const ALL: u32 = 31;
 
     /// Flags from raw bits; `None` if an unknown bit is set.
     pub const fn from_bits(bits: u32) -> Option<AllocFlags> {

@@ -99,8 +99,14 @@ fn another_threads_stack_is_scanned_while_it_is_parked() {
 
 /// A conservative object holding, as raw words, an interior pointer into
 /// each of `n` pairs, a pointer to one's start, and garbage values.
-fn conservative_holder(m: &mut TestMutator, n: u64) -> (ObjRef, Vec<(u64, usize)>) {
-    let holder = new_conservative(m, 1_000, n as usize + 3).unwrap();
+/// `flagged`: allocated `AllocFlags::CONSERVATIVE` instead of traced by a
+/// `trace` that visits each word as ambiguous.
+fn conservative_holder(m: &mut TestMutator, n: u64, flagged: bool) -> (ObjRef, Vec<(u64, usize)>) {
+    let holder = if flagged {
+        new_flagged_conservative(m, 1_000, n as usize + 3).unwrap()
+    } else {
+        new_conservative(m, 1_000, n as usize + 3).unwrap()
+    };
     let _r = m.root(holder).unwrap();
     let mut held = Vec::new();
     for i in 0..n {
@@ -124,7 +130,14 @@ fn conservative_holder(m: &mut TestMutator, n: u64) -> (ObjRef, Vec<(u64, usize)
 
 #[test]
 fn words_of_a_conservatively_traced_object_keep_what_they_point_into_alive_and_in_place() {
-    for gc_threads in [1, 4] {
+    // The flagged holder of 10,000 words is a large object.
+    for (gc_threads, flagged, n) in [
+        (1, false, 200),
+        (4, false, 200),
+        (1, true, 200),
+        (4, true, 200),
+        (2, true, 10_000),
+    ] {
         // Every collection moves every movable object and checks for stale
         // references; verify mode checks the marking.
         let heap = heap(Config {
@@ -134,7 +147,7 @@ fn words_of_a_conservatively_traced_object_keep_what_they_point_into_alive_and_i
             ..small_config()
         });
         let mut m = heap.mutator().unwrap();
-        let (holder, held) = conservative_holder(&mut m, 200);
+        let (holder, held) = conservative_holder(&mut m, n, flagged);
         let root = m.root(holder).unwrap();
         for _ in 0..3 {
             m.collect();
@@ -150,11 +163,11 @@ fn words_of_a_conservatively_traced_object_keep_what_they_point_into_alive_and_i
                 assert_eq!(header(p).2, id, "pair {id} moved or overwritten");
             }
         }
-        // Held by the words alone: the 200 pairs and the holder.
-        assert_eq!(heap.stats().last_marked, 201);
+        // Held by the words alone: the n pairs and the holder.
+        assert_eq!(heap.stats().last_marked, n + 1);
         // Clearing the words lets the pairs go.
         let holder = root.get().unwrap();
-        for i in 0..200 {
+        for i in 0..n as usize {
             set_word(holder, i, 0);
         }
         m.collect();

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use super::ephemeron_pass::EphemeronPass;
 use super::heap::HeapCore;
-use super::mark::Marker;
+use super::mark::{trace_object, Marker};
 use super::par_mark;
 use super::root_scan::scan_roots;
 use super::roots::RootTable;
@@ -107,13 +107,11 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         let short = weak.unmarked(table, WeakKind::Short);
         let chosen = core.finalizers.choose(table, |o| {
             if let Some(end) = traced_end(table, o) {
-                core.embedder.trace(
-                    crate::object::ObjRef::from_heap_addr(o),
-                    &mut SkipSelf {
-                        m: &mut m,
-                        this: o..end,
-                    },
-                );
+                let mut skip = SkipSelf {
+                    m: &mut m,
+                    this: o..end,
+                };
+                trace_object(table, &core.embedder, o, &mut skip);
             }
             pass.release_key(o, &mut m);
             pass.drain(table, &mut m, &core.embedder);

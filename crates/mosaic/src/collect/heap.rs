@@ -303,6 +303,9 @@ impl<E: Embedder> HeapCore<E> {
         if flags.contains(AllocFlags::PINNED) {
             d.pin.set(slot);
         }
+        if flags.contains(AllocFlags::CONSERVATIVE) {
+            d.conservative.set(slot);
+        }
     }
 }
 

@@ -13,7 +13,7 @@
 
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
-use crate::space::{PageKind, PageTable, PAGE_MASK, PAGE_SHIFT};
+use crate::space::{Located, PageKind, PageTable, PAGE_MASK, PAGE_SHIFT};
 
 /// The marker: a mark stack and counts. A *watching* marker (`WATCH`)
 /// also lists every object it newly marks, so that ephemerons and
@@ -151,7 +151,11 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             self.newly.push(start);
         }
         if !d.no_pointers.get(slot) {
-            self.stack.push(start);
+            // A conservative object is queued with its low bit set (objects
+            // are 16-byte aligned): draining scans its words instead of
+            // calling `trace`, without looking its page up again.
+            self.stack
+                .push(start | usize::from(d.conservative.get(slot)) * CONSERVATIVE_TAG);
         }
         Some(start)
     }
@@ -186,7 +190,11 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             let obj = fifo[head];
             head = (head + 1) % PREFETCH_DISTANCE;
             len -= 1;
-            embedder.trace(ObjRef::from_heap_addr(obj), self);
+            if obj & CONSERVATIVE_TAG != 0 {
+                self.scan_conservative(obj & !CONSERVATIVE_TAG);
+            } else {
+                embedder.trace(ObjRef::from_heap_addr(obj), self);
+            }
             traced = traced.wrapping_add(1);
             if traced % SHARE_EVERY == 0 {
                 share(&mut self.stack);
@@ -202,6 +210,52 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
     /// Queues `addr` (an object already marked) for tracing.
     pub fn push(&mut self, addr: usize) {
         self.stack.push(addr);
+    }
+
+    /// Visits every word of the conservative object at `obj` as ambiguous.
+    #[cold]
+    fn scan_conservative(&mut self, obj: usize) {
+        if let Some(end) = conservative_end(self.table, obj) {
+            // SAFETY: `obj..end` is an allocated (marked) object of the
+            // heap: mapped, readable and word-aligned.
+            unsafe { self.visit_ambiguous_range(obj as *const usize, end as *const usize) };
+        }
+    }
+}
+
+/// The low bit of a mark stack entry: the object is scanned conservatively.
+const CONSERVATIVE_TAG: usize = 1;
+
+/// The end of `obj`'s slot (or large object) if it is an object allocated
+/// `CONSERVATIVE` and not `NO_POINTERS`.
+pub fn conservative_end(table: &PageTable, obj: usize) -> Option<usize> {
+    match table.locate(obj) {
+        Located::Small { page, slot, .. } => {
+            let d = table.desc(page);
+            (d.conservative.get(slot) && !d.no_pointers.get(slot)).then(|| obj + d.slot_size())
+        }
+        Located::Large { head, .. } => {
+            let d = table.desc(head);
+            (d.conservative.get(0) && !d.no_pointers.get(0)).then(|| obj + d.large_size())
+        }
+        _ => None,
+    }
+}
+
+/// Calls `embedder.trace` on `obj`, or, for an object allocated
+/// `CONSERVATIVE`, visits each of its words as ambiguous: what every
+/// tracing of an object outside the marker's own loop (verify mode,
+/// ordered finalization, compaction's update) goes through.
+pub fn trace_object<E: Embedder, T: Tracer>(
+    table: &PageTable,
+    embedder: &E,
+    obj: usize,
+    t: &mut T,
+) {
+    match conservative_end(table, obj) {
+        // SAFETY: as in `Marker::scan_conservative`: an allocated object.
+        Some(end) => unsafe { t.visit_ambiguous_range(obj as *const usize, end as *const usize) },
+        None => embedder.trace(ObjRef::from_addr(obj), t),
     }
 }
 

@@ -9,8 +9,8 @@
 
 use std::collections::HashSet;
 
+use super::mark::trace_object;
 use crate::embedder::{Embedder, Tracer};
-use crate::object::ObjRef;
 use crate::space::{Located, MarkState, PageTable};
 
 /// Checks the heap; returns the number of reachable objects, or a diagnostic.
@@ -33,7 +33,7 @@ pub fn verify<E: Embedder>(
             break;
         }
         v.holder = Some(obj);
-        embedder.trace(ObjRef::from_addr(obj), &mut v);
+        trace_object(table, embedder, obj, &mut v);
     }
     if let Some(e) = v.error {
         return Err(e);

@@ -55,6 +55,7 @@ pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)
                 d.ephemeron.retain_word(w, !dead);
             }
             d.pin.retain_word(w, !dead);
+            d.conservative.retain_word(w, !dead);
         }
         if cleanup && d.cleanup.word(w) != 0 {
             cleanup_left = true;

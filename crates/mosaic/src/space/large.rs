@@ -67,6 +67,9 @@ impl LargeSpace {
         if flags.contains(AllocFlags::PINNED) {
             d.pin.set(0);
         }
+        if flags.contains(AllocFlags::CONSERVATIVE) {
+            d.conservative.set(0);
+        }
         self.heads.lock().push(head as u32);
         self.allocated_bytes.fetch_add(size as u64, Relaxed);
         Some(table.page_addr(head))

@@ -66,6 +66,8 @@ pub struct PageDesc {
     pub finalizer: LazyBitmap,
     /// The slot's object is an ephemeron (`collect/ephemeron.rs`).
     pub ephemeron: LazyBitmap,
+    /// The slot's object is scanned conservatively (`AllocFlags::CONSERVATIVE`).
+    pub conservative: LazyBitmap,
 }
 
 impl PageDesc {
@@ -129,13 +131,14 @@ impl PageDesc {
     }
 
     /// The bitmaps allocated on first use.
-    fn lazy(&self) -> [&LazyBitmap; 5] {
+    fn lazy(&self) -> [&LazyBitmap; 6] {
         [
             &self.pin,
             &self.forwarded,
             &self.cleanup,
             &self.finalizer,
             &self.ephemeron,
+            &self.conservative,
         ]
     }
 

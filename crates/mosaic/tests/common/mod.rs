@@ -23,6 +23,9 @@ pub const WEAKBOX: u32 = 4;
 /// `len` words after the header, each visited as an ambiguous word (a
 /// conservatively scanned object).
 pub const CONSERV: u32 = 5;
+/// Allocated `AllocFlags::CONSERVATIVE`: the collector scans its words
+/// itself and must never call `trace` on it.
+pub const FLAGGED: u32 = 6;
 pub const HEADER: usize = 16;
 
 /// One `on_move`: (from, to, old size, new size).
@@ -83,6 +86,7 @@ unsafe impl Embedder for TestVm {
                 }
             }
             BYTES => panic!("byte string {id} was traced although allocated NO_POINTERS"),
+            FLAGGED => panic!("object {id} was traced although allocated CONSERVATIVE"),
             _ => panic!("traced a non-object at {obj:?}: tag {tag}"),
         }
     }
@@ -121,6 +125,7 @@ unsafe impl Embedder for TestVm {
             BYTES => "bytes",
             WEAKBOX => "weakbox",
             CONSERV => "conservative",
+            FLAGGED => "conservative (flag)",
             _ => return None,
         })
     }
@@ -235,6 +240,15 @@ pub fn new_pair(
 pub fn new_conservative(m: &mut TestMutator, id: u64, len: usize) -> Result<ObjRef, Error> {
     let size = HEADER + 8 * len;
     Ok(init(m.alloc(size)?, size, CONSERV, len as u32, id))
+}
+
+/// Like [`new_conservative`], but allocated `AllocFlags::CONSERVATIVE`:
+/// the collector reads its words itself (header included, whose small
+/// numbers point nowhere).
+pub fn new_flagged_conservative(m: &mut TestMutator, id: u64, len: usize) -> Result<ObjRef, Error> {
+    let size = HEADER + 8 * len;
+    let o = m.alloc_with(size, AllocFlags::CONSERVATIVE)?;
+    Ok(init(o, size, FLAGGED, len as u32, id))
 }
 
 /// Stores a raw word in field `i` of an object (a conservative object's).

@@ -195,9 +195,13 @@ impl<E: Embedder> Planner<'_, E> {
         } else {
             d2.cleanup.clear(s2);
         }
-        // Registered finalizers and ephemerons follow their objects (the
+        // Registered finalizers, ephemerons and conservative scanning follow their objects (the
         // finalizer log and ephemeron pages are updated after the moves).
-        for (b, b2) in [(&d.finalizer, &d2.finalizer), (&d.ephemeron, &d2.ephemeron)] {
+        for (b, b2) in [
+            (&d.finalizer, &d2.finalizer),
+            (&d.ephemeron, &d2.ephemeron),
+            (&d.conservative, &d2.conservative),
+        ] {
             if b.get(s) {
                 b2.set(s2);
                 b.clear(s);

@@ -116,7 +116,10 @@ pub fn trace_live<E: Embedder, T: Tracer>(
                 let d = table.desc(p);
                 let (size, base) = (d.slot_size(), table.page_addr(p));
                 for w in 0..d.slot_count().div_ceil(64) {
-                    let mut live = d.mark.word(w) & !d.no_pointers.word(w);
+                    // Conservative objects hold only ambiguous words, whose
+                    // targets are pinned: nothing in them to update.
+                    let mut live =
+                        d.mark.word(w) & !d.no_pointers.word(w) & !d.conservative.word(w);
                     while live != 0 {
                         let s = w * 64 + live.trailing_zeros() as usize;
                         live &= live - 1;
