@@ -1,0 +1,545 @@
+#!/usr/bin/env bash
+# Drop-in test harness: runs real, unmodified programs that link Boehm's
+# libgc.so.1 (bdwgc 8.2 API) twice, once with the system's library (Debian's
+# libgc1 8.2.2) and once with the libgc.so.1 in LIBDIR (by LD_LIBRARY_PATH),
+# and compares exit status and output.
+#
+# Usage: scripts/dropin/run-tests.sh LIBDIR [--only NAME,...] [--list]
+#   LIBDIR       a directory holding the replacement libgc.so.1
+#   --only LIST  comma-separated test names, or groups (bdwgc, w3m, cpp,
+#                guile, mmv, chase) meaning every test whose name starts
+#                with GROUP-
+#   --list       print the test names and exit
+# Environment: DROPIN_TIMEOUT (seconds per run, default 120).
+#
+# Output: one line per test,
+#   PASS name (real 0.12 s, mosaic 0.10 s)
+#   FAIL name: reason            (followed by the first differing lines)
+#   SKIP name: reason            (e.g. the test fails on the real library too)
+# then "dropin: N passed, N failed, N skipped". Exit status 1 if any test
+# failed, 2 on a usage or setup error, else 0. Each run's stdout, stderr and
+# exit status are kept in target/dropin/results/NAME/.
+#
+# Works with CI=true and no stdin on a fresh Debian bookworm: installs what
+# it needs with apt-get when missing (as root), adds a deb-src entry to get
+# the libgc source package (for bdwgc's own tests), and caches everything
+# it builds under target/dropin/.
+#
+# The tests:
+#  bdwgc-*   bdwgc 8.2.2's own test programs from Debian's source package
+#            (apt-get source libgc), built here against the installed
+#            headers (/usr/include/gc) and linked with -lgc (and -lgccpp).
+#            Several of them (gctest = tests/test.c, subthread_create.c,
+#            initsecondarythread.c, the disclaim tests, test_cpp.cc) include
+#            the collector's private headers (private/gc_priv.h,
+#            gcconfig.h, gc_atomic_ops.h), which libgc-dev does not install,
+#            so they cannot be built from the public headers alone. For those
+#            an include directory is made whose public headers are links to
+#            /usr/include/gc/*.h and whose private/ is copied from the
+#            source package; private/gc_priv.h includes "../gc.h", so it too
+#            gets the installed gc.h. The least that builds test.c that way
+#            is -DGC_THREADS -DGC_BUILTIN_ATOMIC (without the latter,
+#            gc_atomic_ops.h wants libatomic_ops' atomic_ops.h). The flags
+#            used (CONFIG_DEFS below) are those Debian's configure chose for
+#            libgc1 on amd64, so the tests exercise what that library offers
+#            (gcj allocation, thread suspension, disclaim, fork handling...).
+#            Left out, and why:
+#              leaktest, smashtest: their only result is a debug report on
+#                stderr (leaks found / smashed objects, with addresses); the
+#                exit status is always 0.
+#              tracetest: needs GC_generate_random_backtrace, which Debian's
+#                libgc.so.1 does not export (built without KEEP_BACK_PTRS).
+#              test_atomic_ops: tests the header-only atomic wrappers and
+#                makes no call into libgc.
+#              cordtest: Debian ships no libcord (and libgc.so.1 has no
+#                CORD_* symbols).
+#            threadleaktest runs in leak-detection mode and reports leaks on
+#            stderr: only its exit status and (empty) stdout are compared.
+#  w3m-*     w3m -dump (80 and 200 columns) of the pages in tests-dropin/html
+#            and of a generated page of a few MB with tables nested 20 deep;
+#            output compared byte for byte.
+#  cpp-*     tests-dropin/cpp/gc_cpp_test.cc, a gc_cpp.h client linked with
+#            -lgccpp -lgc.
+#  guile-*   guile 3.0 (libguile-3.0 links libgc.so.1) running
+#            tests-dropin/guile/workload.scm.
+#  mmv-*     mmv renaming/copying/linking a few thousand files
+#            (tests-dropin/mmv/workload.sh).
+#  chase-*   chase resolving a few thousand symbolic links
+#            (tests-dropin/chase/workload.sh).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+TESTS_DIR=$ROOT/tests-dropin
+OUT=$ROOT/target/dropin
+BUILD=$OUT/build
+SRC_DIR=$OUT/src
+RESULTS=$OUT/results
+WORK=$OUT/work
+TIMEOUT=${DROPIN_TIMEOUT:-120}
+SYSTEM_LIBGC=/usr/lib/x86_64-linux-gnu/libgc.so.1
+
+usage() {
+    sed -n '6,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+# ---------------------------------------------------------------- arguments
+
+LIBDIR=""
+ONLY=""
+LIST_ONLY=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --only) [ $# -ge 2 ] || usage; ONLY=$2; shift 2 ;;
+        --only=*) ONLY=${1#--only=}; shift ;;
+        --list) LIST_ONLY=1; shift ;;
+        -h|--help) usage ;;
+        -*) echo "unknown option: $1" >&2; usage ;;
+        *) [ -z "$LIBDIR" ] || usage; LIBDIR=$1; shift ;;
+    esac
+done
+
+# ---------------------------------------------------------------- the tests
+# Each test: a name, the command that runs it (a shell function, called in
+# a fresh work directory with the program's environment already set), how
+# its stdout is compared (exact, digits = numbers masked, gctest = its
+# verdict lines with numbers masked, none = not compared) and whether its
+# stderr is compared (exact) or not (ignore).
+
+ALL_TESTS=()
+declare -A T_CMD T_STDOUT T_STDERR T_BIN
+add_test() { # name cmd stdout-mode stderr-mode binary-for-ldd
+    ALL_TESTS+=("$1")
+    T_CMD[$1]=$2
+    T_STDOUT[$1]=$3
+    T_STDERR[$1]=$4
+    T_BIN[$1]=$5
+}
+
+# bdwgc's tests (built by build_bdwgc into $BUILD/bdwgc).
+B=$BUILD/bdwgc
+run_bdwgc() { "$B/$1" "${@:2}"; }
+add_test bdwgc-gctest "run_bdwgc gctest" gctest ignore "$B/gctest"
+add_test bdwgc-hugetest "run_bdwgc hugetest" exact ignore "$B/hugetest"
+add_test bdwgc-middletest "run_bdwgc middletest" digits ignore "$B/middletest"
+add_test bdwgc-realloc_test "run_bdwgc realloc_test" digits ignore "$B/realloc_test"
+add_test bdwgc-staticrootstest "run_bdwgc staticrootstest" exact ignore "$B/staticrootstest"
+add_test bdwgc-threadleaktest "run_bdwgc threadleaktest" exact ignore "$B/threadleaktest"
+add_test bdwgc-threadkey_test "run_bdwgc threadkey_test" exact ignore "$B/threadkey_test"
+add_test bdwgc-subthreadcreate_test "run_bdwgc subthreadcreate_test" digits ignore "$B/subthreadcreate_test"
+add_test bdwgc-initsecondarythread_test "run_bdwgc initsecondarythread_test" exact ignore "$B/initsecondarythread_test"
+add_test bdwgc-disclaim_test "run_bdwgc disclaim_test" exact ignore "$B/disclaim_test"
+add_test bdwgc-disclaim_weakmap_test "run_bdwgc disclaim_weakmap_test" digits ignore "$B/disclaim_weakmap_test"
+add_test bdwgc-disclaim_bench "run_bdwgc disclaim_bench" none ignore "$B/disclaim_bench"
+add_test bdwgc-test_cpp "run_bdwgc test_cpp" exact ignore "$B/test_cpp"
+
+# w3m: each page at 80 and at 200 columns.
+run_w3m() {
+    local page=$1
+    w3m -dump -T text/html -I UTF-8 -O UTF-8 "$page" || return $?
+    echo "=================== -cols 200"
+    w3m -dump -cols 200 -T text/html -I UTF-8 -O UTF-8 "$page"
+}
+for page in lists tables forms entities; do
+    add_test "w3m-$page" "run_w3m $TESTS_DIR/html/$page.html" exact exact /usr/bin/w3m
+done
+run_w3m_nested() {
+    awk -v BLOCKS=40 -v DEPTH=20 -v ROWS=20000 -f "$TESTS_DIR/gen-nested-tables.awk" > nested.html || return 99
+    run_w3m nested.html
+}
+add_test w3m-nested-tables run_w3m_nested exact exact /usr/bin/w3m
+
+# The gc_cpp.h client (built by build_cpp).
+add_test cpp-gc_cpp_test "$BUILD/cpp/gc_cpp_test" exact ignore "$BUILD/cpp/gc_cpp_test"
+
+# Packaged programs.
+add_test guile-workload "guile --no-auto-compile -s $TESTS_DIR/guile/workload.scm" exact ignore \
+    /usr/lib/x86_64-linux-gnu/libguile-3.0.so.1
+add_test mmv-workload "$TESTS_DIR/mmv/workload.sh ." exact exact /usr/bin/mmv
+add_test chase-workload "$TESTS_DIR/chase/workload.sh ." exact exact /usr/bin/chase
+
+if [ "$LIST_ONLY" = 1 ]; then
+    printf '%s\n' "${ALL_TESTS[@]}"
+    exit 0
+fi
+[ -n "$LIBDIR" ] || usage
+
+SELECTED=()
+if [ -z "$ONLY" ]; then
+    SELECTED=("${ALL_TESTS[@]}")
+else
+    IFS=',' read -r -a wanted <<< "$ONLY"
+    for w in "${wanted[@]}"; do
+        found=0
+        for t in "${ALL_TESTS[@]}"; do
+            if [ "$t" = "$w" ] || [ "${t%%-*}" = "$w" ]; then
+                case " ${SELECTED[*]-} " in *" $t "*) ;; *) SELECTED+=("$t") ;; esac
+                found=1
+            fi
+        done
+        [ $found = 1 ] || { echo "no test or group named '$w' (see --list)" >&2; exit 2; }
+    done
+fi
+declare -A GROUPS_WANTED
+for t in "${SELECTED[@]}"; do GROUPS_WANTED[${t%%-*}]=1; done
+want_group() { [ -n "${GROUPS_WANTED[$1]-}" ]; }
+
+# ---------------------------------------------------------------- LIBDIR
+
+if [ ! -e "$LIBDIR/libgc.so.1" ]; then
+    echo "error: $LIBDIR/libgc.so.1 does not exist" >&2
+    exit 2
+fi
+LIBDIR=$(cd "$LIBDIR" && pwd -P)
+
+# ---------------------------------------------------------------- setup
+# What each group needs from Debian; installed only when missing.
+
+note() { echo "-- $*"; }
+declare -A SKIP_GROUP   # group -> reason its tests are skipped
+
+pkg_installed() {
+    [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
+}
+
+APT_UPDATED=0
+apt_update() {
+    [ $APT_UPDATED = 1 ] && return 0
+    APT_UPDATED=1
+    DEBIAN_FRONTEND=noninteractive apt-get update -q > "$OUT/apt-update.log" 2>&1 \
+        || { note "apt-get update failed (see $OUT/apt-update.log)"; return 1; }
+}
+
+install_missing() {
+    local missing=() p
+    for p in "$@"; do pkg_installed "$p" || missing+=("$p"); done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        note "missing packages ${missing[*]} and not root: cannot install them"
+        return 1
+    fi
+    note "installing ${missing[*]}"
+    apt_update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+        > "$OUT/apt-install.log" 2>&1 \
+        || { note "apt-get install ${missing[*]} failed (see $OUT/apt-install.log)"; return 1; }
+}
+
+mkdir -p "$OUT" "$BUILD" "$SRC_DIR" "$RESULTS" "$WORK"
+
+# Everything needs a compiler (the probe) and libgc itself.
+install_missing gcc g++ libc6-dev libgc1 libgc-dev diffutils || {
+    echo "error: cannot install the compiler and libgc-dev" >&2
+    exit 2
+}
+want_group w3m && { install_missing w3m || SKIP_GROUP[w3m]="w3m could not be installed"; }
+want_group guile && { install_missing guile-3.0 || SKIP_GROUP[guile]="guile-3.0 could not be installed"; }
+want_group mmv && { install_missing mmv || SKIP_GROUP[mmv]="mmv could not be installed"; }
+want_group chase && { install_missing chase || SKIP_GROUP[chase]="chase could not be installed"; }
+want_group bdwgc && { install_missing dpkg-dev || SKIP_GROUP[bdwgc]="dpkg-dev could not be installed"; }
+
+# Rebuild OUTFILE when it is missing or older than any of the given inputs.
+stale() { # outfile input...
+    local o=$1 f
+    shift
+    [ -e "$o" ] || return 0
+    for f in "$@"; do [ "$f" -nt "$o" ] && return 0; done
+    return 1
+}
+
+# The libgc source package, for bdwgc's tests.
+ensure_deb_src() {
+    if [ -n "$(apt-cache showsrc libgc 2>/dev/null | head -n 1)" ]; then
+        return 0
+    fi
+    if [ "$(id -u)" != 0 ]; then
+        note "no deb-src entry for libgc and not root: cannot add one"
+        return 1
+    fi
+    # A deb-src twin of each deb entry of the Debian archive.
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        awk 'BEGIN { RS = ""; ORS = "\n\n" }
+             /(^|\n)Types:[^\n]*deb/ && /(^|\n)URIs:[^\n]*debian/ {
+                 sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, ""); print }' \
+            /etc/apt/sources.list.d/debian.sources > /etc/apt/sources.list.d/mosaic-src.sources
+        note "added /etc/apt/sources.list.d/mosaic-src.sources (deb-src)"
+    elif grep -qs '^deb ' /etc/apt/sources.list; then
+        sed -n 's/^deb /deb-src /p' /etc/apt/sources.list > /etc/apt/sources.list.d/mosaic-src.list
+        note "added /etc/apt/sources.list.d/mosaic-src.list (deb-src)"
+    else
+        note "found no Debian apt source to derive a deb-src entry from"
+        return 1
+    fi
+    APT_UPDATED=0
+    apt_update
+}
+
+BDWGC_SRC=""
+fetch_bdwgc_source() {
+    local d
+    for d in "$SRC_DIR"/libgc-8.2.*/; do
+        [ -f "$d/tests/test.c" ] && { BDWGC_SRC=${d%/}; return 0; }
+    done
+    ensure_deb_src || return 1
+    local ver
+    ver=$(dpkg-query -W -f='${source:Version}' libgc1 2>/dev/null)
+    note "apt-get source libgc${ver:+=$ver} into $SRC_DIR"
+    ( cd "$SRC_DIR" && { apt-get source -q "libgc${ver:+=$ver}" || apt-get source -q libgc; } ) \
+        > "$OUT/apt-source.log" 2>&1
+    for d in "$SRC_DIR"/libgc-8.2.*/; do
+        [ -f "$d/tests/test.c" ] && { BDWGC_SRC=${d%/}; return 0; }
+    done
+    note "apt-get source libgc gave no libgc-8.2.* tree (see $OUT/apt-source.log)"
+    return 1
+}
+
+# What Debian's configure decided for libgc1 8.2.2 on amd64 (debian/rules:
+# threads=posix, --enable-cplusplus, --with-libatomic-ops=none, defaults
+# otherwise). bdwgc's tests choose what to exercise by these.
+CONFIG_DEFS="-DGC_THREADS -D_REENTRANT -DPARALLEL_MARK -DTHREAD_LOCAL_ALLOC \
+ -DGC_BUILTIN_ATOMIC -DGC_GCJ_SUPPORT -DJAVA_FINALIZATION -DGC_ATOMIC_UNCOLLECTABLE \
+ -DENABLE_DISCLAIM -DHANDLE_FORK -DGC_ENABLE_SUSPEND_THREAD -DNO_EXECUTE_PERMISSION \
+ -DALL_INTERIOR_POINTERS"
+PUBLIC_INC="-I/usr/include/gc"
+
+build_bdwgc() {
+    local t=$BDWGC_SRC/tests shim=$BUILD/bdwgc-include h
+    mkdir -p "$B"
+    # The installed public headers, plus the private ones from the source.
+    if stale "$shim/.stamp" /usr/include/gc/gc.h "$BDWGC_SRC/include/private/gc_priv.h"; then
+        rm -rf "$shim" && mkdir -p "$shim"
+        for h in /usr/include/gc/*.h; do ln -s "$h" "$shim/"; done
+        cp -r "$BDWGC_SRC/include/private" "$shim/private"
+        touch "$shim/.stamp"
+        for h in "$BDWGC_SRC"/include/*.h; do
+            cmp -s "$h" "/usr/include/gc/${h##*/}" \
+                || note "note: ${h##*/} of the source differs from the installed one"
+        done
+    fi
+    local PRIV="-I$shim $CONFIG_DEFS -pthread"
+    local THR="$PUBLIC_INC -DGC_THREADS -pthread"
+    local ok=0 log=$OUT/build-bdwgc.log
+    : > "$log"
+    cc_one() { # output sources-and-flags...
+        local o=$1
+        shift
+        if stale "$o" "$t"/*.c "$t"/*.cc "$shim/.stamp" "$0"; then
+            echo "+ $*" >> "$log"
+            "$@" -o "$o" >> "$log" 2>&1 || { note "build of ${o##*/} failed (see $log)"; rm -f "$o"; ok=1; }
+        fi
+    }
+    # No threads, public headers only.
+    cc_one "$B/hugetest" gcc -O2 -w $PUBLIC_INC "$t/huge_test.c" -lgc
+    cc_one "$B/middletest" gcc -O2 -w $PUBLIC_INC "$t/middle.c" -lgc
+    cc_one "$B/realloc_test" gcc -O2 -w $PUBLIC_INC "$t/realloc_test.c" -lgc
+    cc_one "$B/libstaticrootslib_test.so" gcc -O2 -w -fPIC -shared $PUBLIC_INC "$t/staticrootslib.c" -lgc
+    cc_one "$B/libstaticrootslib2_test.so" gcc -O2 -w -fPIC -shared -DSTATICROOTSLIB2 $PUBLIC_INC \
+        "$t/staticrootslib.c" -lgc
+    cc_one "$B/staticrootstest" gcc -O2 -w -DSTATICROOTSLIB2 $PUBLIC_INC "$t/staticrootstest.c" \
+        -L"$B" -lstaticrootslib_test -lstaticrootslib2_test -Wl,-rpath,'$ORIGIN' -lgc
+    # Threads, public headers only.
+    cc_one "$B/threadleaktest" gcc -O2 -w $THR "$t/thread_leak_test.c" -lgc
+    cc_one "$B/threadkey_test" gcc -O2 -w $THR "$t/threadkey_test.c" -lgc
+    # These include private headers (see the top of this file).
+    cc_one "$B/gctest" gcc -O2 -w $PRIV "$t/test.c" -lgc
+    cc_one "$B/subthreadcreate_test" gcc -O2 -w $PRIV "$t/subthread_create.c" -lgc
+    cc_one "$B/initsecondarythread_test" gcc -O2 -w $PRIV "$t/initsecondarythread.c" -lgc
+    cc_one "$B/disclaim_test" gcc -O2 -w $PRIV "$t/disclaim_test.c" -lgc
+    cc_one "$B/disclaim_weakmap_test" gcc -O2 -w $PRIV "$t/disclaim_weakmap_test.c" -lgc
+    cc_one "$B/disclaim_bench" gcc -O2 -w $PRIV "$t/disclaim_bench.c" -lgc
+    cc_one "$B/test_cpp" g++ -O2 -w $PRIV "$t/test_cpp.cc" -lgccpp -lgc
+    return $ok
+}
+
+build_cpp() {
+    mkdir -p "$BUILD/cpp"
+    local o=$BUILD/cpp/gc_cpp_test
+    if stale "$o" "$TESTS_DIR/cpp/gc_cpp_test.cc"; then
+        g++ -O2 -Wall $PUBLIC_INC "$TESTS_DIR/cpp/gc_cpp_test.cc" -o "$o" -lgccpp -lgc \
+            > "$OUT/build-cpp.log" 2>&1 || { note "build of gc_cpp_test failed (see $OUT/build-cpp.log)"; return 1; }
+    fi
+}
+
+PROBE=$BUILD/which_libgc
+if stale "$PROBE" "$TESTS_DIR/probe/which_libgc.c"; then
+    gcc -O2 $PUBLIC_INC "$TESTS_DIR/probe/which_libgc.c" -o "$PROBE" -lgc -ldl \
+        || { echo "error: cannot build the probe" >&2; exit 2; }
+fi
+
+if want_group bdwgc && [ -z "${SKIP_GROUP[bdwgc]-}" ]; then
+    if fetch_bdwgc_source; then
+        build_bdwgc || true   # a test whose program did not build is skipped
+    else
+        SKIP_GROUP[bdwgc]="could not get Debian's libgc source package"
+    fi
+fi
+if want_group cpp; then
+    build_cpp || SKIP_GROUP[cpp]="gc_cpp_test.cc did not build"
+fi
+
+# ---------------------------------------------------------------- checks
+# The plain run must get the system library and the other one LIBDIR's: the
+# probe says which file the loader really opened in each case.
+
+# Each run starts from this environment and nothing else (no GC_* variables
+# that would change either library's behaviour), plus variables a
+# replacement may want for debugging (MOSAIC_*, RUST_BACKTRACE, RUST_LOG).
+BASE_ENV=(PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C.UTF-8 TZ=UTC TERM=dumb GUILE_AUTO_COMPILE=0)
+while IFS='=' read -r k _; do
+    case "$k" in MOSAIC_*|RUST_BACKTRACE|RUST_LOG) BASE_ENV+=("$k=${!k}") ;; esac
+done < <(env)
+
+real_loaded=$(env -i "${BASE_ENV[@]}" "$PROBE" 2>&1 | sed -n 's/^loaded: //p')
+mosaic_probe=$(env -i "${BASE_ENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$PROBE" 2>&1)
+mosaic_loaded=$(printf '%s\n' "$mosaic_probe" | sed -n 's/^loaded: //p')
+echo "real library:   ${real_loaded:-?} ($(readlink -f "$SYSTEM_LIBGC"))"
+echo "mosaic library: ${mosaic_loaded:-?} ($(readlink -f "$LIBDIR/libgc.so.1"))"
+if [ "$(dirname "${real_loaded:-/x/y}")" = "$LIBDIR" ]; then
+    echo "error: the plain run already loads LIBDIR's libgc.so.1" >&2
+    exit 2
+fi
+if [ "$(dirname "${mosaic_loaded:-/x/y}")" != "$LIBDIR" ]; then
+    echo "error: with LD_LIBRARY_PATH=$LIBDIR the probe does not load $LIBDIR/libgc.so.1:" >&2
+    printf '%s\n' "$mosaic_probe" | sed 's/^/    /' >&2
+    echo "(the tests would not test it; stopping)" >&2
+    exit 2
+fi
+if ! printf '%s\n' "$mosaic_probe" | grep -q '^allocated and collected: ok$'; then
+    echo "note: the probe's allocation or collection failed with LIBDIR's library:"
+    printf '%s\n' "$mosaic_probe" | sed 's/^/    /'
+fi
+
+# The binary (or library) a test runs must resolve libgc.so.1 into LIBDIR
+# under LD_LIBRARY_PATH=LIBDIR.
+check_ldd() { # binary -> "" if fine, else a reason
+    local bin=$1 path
+    [ -e "$bin" ] || { echo "$bin is missing"; return; }
+    path=$(LD_LIBRARY_PATH=$LIBDIR ldd "$bin" 2>/dev/null | awk '$1 == "libgc.so.1" { print $3; exit }')
+    if [ -z "$path" ]; then
+        echo "ldd shows no libgc.so.1 for $bin"
+    elif [ "$(dirname "$path")" != "$LIBDIR" ]; then
+        echo "with LD_LIBRARY_PATH=LIBDIR, ldd resolves libgc.so.1 of $bin to $path"
+    fi
+}
+
+# ---------------------------------------------------------------- running
+
+# run_side NAME SIDE: runs test NAME with the real library (SIDE=real) or
+# LIBDIR's (SIDE=mosaic) in a fresh work directory at the same path for
+# both, so outputs naming paths are alike. Leaves SIDE.out/.err/.rc/.time.
+run_side() {
+    local name=$1 side=$2 dir=$RESULTS/$1 wd=$WORK/$1 start end rc
+    local env_extra=()
+    [ "$side" = mosaic ] && env_extra=(LD_LIBRARY_PATH="$LIBDIR")
+    rm -rf "$wd" && mkdir -p "$wd/home"
+    start=$EPOCHREALTIME
+    (
+        cd "$wd" || exit 98
+        exec env -i "${BASE_ENV[@]}" HOME="$wd/home" B="$B" TESTS_DIR="$TESTS_DIR" \
+            "${env_extra[@]}" timeout -k 5 "$TIMEOUT" \
+            bash -c "$(declare -f run_bdwgc run_w3m run_w3m_nested); ${T_CMD[$name]}"
+    ) < /dev/null > "$dir/$side.out" 2> "$dir/$side.err"
+    rc=$?
+    end=$EPOCHREALTIME
+    echo "$rc" > "$dir/$side.rc"
+    awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f\n", e - s }' > "$dir/$side.time"
+}
+
+normalize() { # mode < stdout
+    case "$1" in
+        exact) cat ;;
+        digits) sed -E 's/[0-9]+/N/g' ;;
+        gctest)
+            grep -E '^Completed [0-9]+ tests$|^Collector appears to work$|after fork is tested too$|finalization is probably' \
+                | sed -E 's/[0-9]+/N/g' ;;
+        none) : ;;
+    esac
+}
+
+describe_rc() {
+    case "$1" in
+        124) echo "timed out after ${TIMEOUT}s" ;;
+        137) echo "killed (SIGKILL) after the time-out" ;;
+        1[2-9][0-9]) echo "exit $1 (signal $(( $1 - 128 )): $(kill -l $(( $1 - 128 )) 2>/dev/null))" ;;
+        *) echo "exit $1" ;;
+    esac
+}
+
+# Print the first differing lines of two files, indented.
+show_diff() { # label a b
+    echo "    first differences in $1 (real: -, mosaic: +):"
+    diff -u "$2" "$3" | sed -n '3,$p' | grep -n -m 12 '' | cut -d: -f2- | cut -c 1-200 | sed 's/^/      /'
+}
+
+tail_of() { # file
+    [ -s "$1" ] && { echo "    last lines of mosaic's stderr:"; tail -n 8 "$1" | cut -c 1-200 | sed 's/^/      /'; }
+}
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+pass() { echo "PASS $1 (real $2 s, mosaic $3 s)"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL $1: $2"; FAILED=$((FAILED + 1)); }
+skip() { echo "SKIP $1: $2"; SKIPPED=$((SKIPPED + 1)); }
+
+echo "tests: ${#SELECTED[@]}, timeout ${TIMEOUT}s per run, results in ${RESULTS#$ROOT/}/"
+echo "left out of bdwgc's tests: leaktest, smashtest (debug reports only), tracetest (needs" \
+     "GC_generate_random_backtrace, not in Debian's build), test_atomic_ops (no libgc calls)," \
+     "cordtest (no libcord in Debian)"
+
+T0=$EPOCHREALTIME
+for name in "${SELECTED[@]}"; do
+    group=${name%%-*}
+    if [ -n "${SKIP_GROUP[$group]-}" ]; then
+        skip "$name" "${SKIP_GROUP[$group]}"
+        continue
+    fi
+    bin=${T_BIN[$name]}
+    if [ ! -e "$bin" ]; then
+        skip "$name" "$bin was not built or installed"
+        continue
+    fi
+    why=$(check_ldd "$bin")
+    if [ -n "$why" ]; then
+        fail "$name" "$why"
+        continue
+    fi
+    dir=$RESULTS/$name
+    rm -rf "$dir" && mkdir -p "$dir"
+
+    run_side "$name" real
+    real_rc=$(cat "$dir/real.rc")
+    if [ "$real_rc" != 0 ]; then
+        skip "$name" "fails on the real library too ($(describe_rc "$real_rc"))"
+        continue
+    fi
+    run_side "$name" mosaic
+    mosaic_rc=$(cat "$dir/mosaic.rc")
+    rt=$(cat "$dir/real.time")
+    mt=$(cat "$dir/mosaic.time")
+
+    if [ "$mosaic_rc" != "$real_rc" ]; then
+        fail "$name" "$(describe_rc "$mosaic_rc") with mosaic, exit $real_rc with the real library"
+        tail_of "$dir/mosaic.err"
+        continue
+    fi
+    normalize "${T_STDOUT[$name]}" < "$dir/real.out" > "$dir/real.out.cmp"
+    normalize "${T_STDOUT[$name]}" < "$dir/mosaic.out" > "$dir/mosaic.out.cmp"
+    if ! cmp -s "$dir/real.out.cmp" "$dir/mosaic.out.cmp"; then
+        fail "$name" "stdout differs (compared: ${T_STDOUT[$name]}; ${dir#$ROOT/}/)"
+        show_diff stdout "$dir/real.out.cmp" "$dir/mosaic.out.cmp"
+        tail_of "$dir/mosaic.err"
+        continue
+    fi
+    if [ "${T_STDERR[$name]}" = exact ] && ! cmp -s "$dir/real.err" "$dir/mosaic.err"; then
+        fail "$name" "stderr differs (${dir#$ROOT/}/)"
+        show_diff stderr "$dir/real.err" "$dir/mosaic.err"
+        continue
+    fi
+    pass "$name" "$rt" "$mt"
+done
+T1=$EPOCHREALTIME
+
+echo "time: $(awk -v s="$T0" -v e="$T1" 'BEGIN { printf "%.1f", e - s }') s for the runs"
+echo "dropin: $PASSED passed, $FAILED failed, $SKIPPED skipped"
+[ "$FAILED" = 0 ]
