@@ -398,15 +398,20 @@ if [ "$(dirname "${real_loaded:-/x/y}")" = "$LIBDIR" ]; then
     echo "error: the plain run already loads LIBDIR's libgc.so.1" >&2
     exit 2
 fi
-if [ "$(dirname "${mosaic_loaded:-/x/y}")" != "$LIBDIR" ]; then
-    echo "error: with LD_LIBRARY_PATH=$LIBDIR the probe does not load $LIBDIR/libgc.so.1:" >&2
-    printf '%s\n' "$mosaic_probe" | sed 's/^/    /' >&2
-    echo "(the tests would not test it; stopping)" >&2
+probe_ldd=$(LD_LIBRARY_PATH=$LIBDIR ldd "$PROBE" 2>/dev/null | awk '$1 == "libgc.so.1" { print $3; exit }')
+if [ "$(dirname "${probe_ldd:-/x/y}")" != "$LIBDIR" ]; then
+    echo "error: with LD_LIBRARY_PATH=$LIBDIR, ldd resolves libgc.so.1 to '$probe_ldd'" >&2
+    echo "(the tests would not test LIBDIR's library; stopping)" >&2
+    exit 2
+fi
+if [ -n "$mosaic_loaded" ] && [ "$(dirname "$mosaic_loaded")" != "$LIBDIR" ]; then
+    echo "error: with LD_LIBRARY_PATH=$LIBDIR the probe runs with $mosaic_loaded" >&2
+    echo "(the tests would not test LIBDIR's library; stopping)" >&2
     exit 2
 fi
 if ! printf '%s\n' "$mosaic_probe" | grep -q '^allocated and collected: ok$'; then
-    echo "note: the probe's allocation or collection failed with LIBDIR's library:"
-    printf '%s\n' "$mosaic_probe" | sed 's/^/    /'
+    echo "note: the probe (GC_INIT, one GC_MALLOC, one GC_gcollect) fails with LIBDIR's library:"
+    printf '%s\n' "$mosaic_probe" | head -n 5 | cut -c 1-200 | sed 's/^/    /'
 fi
 
 # The binary (or library) a test runs must resolve libgc.so.1 into LIBDIR
@@ -457,18 +462,22 @@ normalize() { # mode < stdout
 }
 
 describe_rc() {
-    case "$1" in
-        124) echo "timed out after ${TIMEOUT}s" ;;
-        137) echo "killed (SIGKILL) after the time-out" ;;
-        1[2-9][0-9]) echo "exit $1 (signal $(( $1 - 128 )): $(kill -l $(( $1 - 128 )) 2>/dev/null))" ;;
-        *) echo "exit $1" ;;
-    esac
+    local rc=$1
+    if [ "$rc" = 124 ]; then
+        echo "timed out after ${TIMEOUT}s"
+    elif [ "$rc" = 127 ]; then
+        echo "exit 127 (not found, or the loader failed)"
+    elif [ "$rc" -gt 128 ] && [ "$rc" -le 192 ]; then
+        echo "exit $rc (signal $((rc - 128)), SIG$(kill -l $((rc - 128)) 2>/dev/null))"
+    else
+        echo "exit $rc"
+    fi
 }
 
 # Print the first differing lines of two files, indented.
 show_diff() { # label a b
     echo "    first differences in $1 (real: -, mosaic: +):"
-    diff -u "$2" "$3" | sed -n '3,$p' | grep -n -m 12 '' | cut -d: -f2- | cut -c 1-200 | sed 's/^/      /'
+    diff -U1 "$2" "$3" | sed -n '3,$p' | grep -n -m 12 '' | cut -d: -f2- | cut -c 1-200 | sed 's/^/      /'
 }
 
 tail_of() { # file
@@ -518,13 +527,15 @@ for name in "${SELECTED[@]}"; do
     rt=$(cat "$dir/real.time")
     mt=$(cat "$dir/mosaic.time")
 
+    normalize "${T_STDOUT[$name]}" < "$dir/real.out" > "$dir/real.out.cmp"
+    normalize "${T_STDOUT[$name]}" < "$dir/mosaic.out" > "$dir/mosaic.out.cmp"
     if [ "$mosaic_rc" != "$real_rc" ]; then
-        fail "$name" "$(describe_rc "$mosaic_rc") with mosaic, exit $real_rc with the real library"
+        fail "$name" "$(describe_rc "$mosaic_rc") with mosaic, exit $real_rc with the real library (${dir#$ROOT/}/)"
+        cmp -s "$dir/real.out.cmp" "$dir/mosaic.out.cmp" \
+            || show_diff stdout "$dir/real.out.cmp" "$dir/mosaic.out.cmp"
         tail_of "$dir/mosaic.err"
         continue
     fi
-    normalize "${T_STDOUT[$name]}" < "$dir/real.out" > "$dir/real.out.cmp"
-    normalize "${T_STDOUT[$name]}" < "$dir/mosaic.out" > "$dir/mosaic.out.cmp"
     if ! cmp -s "$dir/real.out.cmp" "$dir/mosaic.out.cmp"; then
         fail "$name" "stdout differs (compared: ${T_STDOUT[$name]}; ${dir#$ROOT/}/)"
         show_diff stdout "$dir/real.out.cmp" "$dir/mosaic.out.cmp"
