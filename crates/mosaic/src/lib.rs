@@ -50,7 +50,9 @@ mod pool;
 mod sched;
 mod space;
 
-pub use api::{DumpSummary, EventListener, FinalizerFn, Heap, Mutator, PoolStats, Stats};
+pub use api::{
+    DumpSummary, EventListener, FinalizerFn, Heap, Mutator, PoolStats, SignalParker, Stats,
+};
 pub use collect::{
     inside_callback, CompactionStats, Distribution, FinalizerOrder, GcEvent, GcReason,
     HeapDecision, Root, WeakKind, WeakRoot,

@@ -213,6 +213,11 @@ impl Drop for LocalAllocator {
 }
 
 impl LocalFlusher {
+    /// Another handle on the same allocator.
+    pub fn clone_handle(&self) -> LocalFlusher {
+        LocalFlusher(self.0)
+    }
+
     /// Flushes the allocator this handle came from.
     ///
     /// # Safety

@@ -39,7 +39,24 @@ pub(crate) struct HeapInner<E: Embedder> {
     pub notifier: Mutex<Option<Notifier>>,
     /// Wakes the finalizer thread, if started.
     pub finalizer_thread: Mutex<Option<Arc<FinalizerSignal>>>,
+    /// Mutators that a signal may stop (`signal_stop.rs`).
+    pub signal_slots: Mutex<Vec<SignalSlot>>,
 }
+
+/// A mutator that a signal may park: the pause flushes its allocation
+/// context for it while `parked` is set (its thread is then inside the
+/// signal handler, outside any heap call).
+pub(crate) struct SignalSlot {
+    pub id: crate::sched::MutatorId,
+    pub flusher: crate::alloc::LocalFlusher,
+    pub parked: Arc<std::sync::atomic::AtomicBool>,
+}
+
+// SAFETY: the flusher is used only by a collector while the owner thread
+// is parked in its signal handler (`parked` set), never concurrently with
+// the owner; the allocator it points to outlives the slot (the mutator
+// removes its slot before dropping the allocator).
+unsafe impl Send for SignalSlot {}
 
 impl<E: Embedder> Drop for HeapInner<E> {
     fn drop(&mut self) {
@@ -76,6 +93,7 @@ impl<E: Embedder> Heap<E> {
                 root_tables: Mutex::new(Vec::new()),
                 notifier: Mutex::new(None),
                 finalizer_thread: Mutex::new(None),
+                signal_slots: Mutex::new(Vec::new()),
             }),
         })
     }

@@ -11,5 +11,5 @@ mod stats;
 pub use dump::DumpSummary;
 pub use finalizers::FinalizerFn;
 pub use heap::{EventListener, Heap};
-pub use mutator::{Mutator, RawFastPath};
+pub use mutator::{Mutator, RawFastPath, SignalParker};
 pub use stats::{PoolStats, Stats};

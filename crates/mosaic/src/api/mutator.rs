@@ -87,6 +87,10 @@ pub(super) struct Link<E: Embedder> {
     pub(super) roots: Arc<RootTable>,
     /// Detached because its thread exited; re-attached on its next use.
     orphaned: AtomicBool,
+    /// Inside a blocking region (read by the signal parker, same thread).
+    pub(super) in_blocking: AtomicBool,
+    /// Parked in a signal handler (`signal_stop.rs`).
+    pub(super) signal_parked: Arc<AtomicBool>,
 }
 
 impl<E: Embedder> ThreadMutator for Link<E> {
@@ -129,12 +133,13 @@ impl Drop for PauseGuard<'_> {
 }
 
 /// Re-attaches a mutator after a blocking region, even on panic.
-struct Reattach<'a>(&'a World, MutatorId, &'a RootTable);
+struct Reattach<'a>(&'a World, MutatorId, &'a RootTable, &'a AtomicBool);
 
 impl Drop for Reattach<'_> {
     fn drop(&mut self) {
         self.0.attach(self.1);
         self.2.set_owner_attached(true);
+        self.3.store(false, Relaxed);
     }
 }
 
@@ -168,6 +173,8 @@ impl<E: Embedder> Mutator<E> {
             flusher: local.flusher(),
             roots: roots.clone(),
             orphaned: AtomicBool::new(false),
+            in_blocking: AtomicBool::new(false),
+            signal_parked: Arc::new(AtomicBool::new(false)),
         });
         if !sched::hold_mutator(link.clone()) {
             // The thread is running its exit destructors: a mutator made now
@@ -431,7 +438,12 @@ impl<E: Embedder> Mutator<E> {
         }
         self.detach_for_blocking();
         let h = &*self.heap;
-        let _reattach = Reattach(&h.world, self.link.id, &self.link.roots);
+        let _reattach = Reattach(
+            &h.world,
+            self.link.id,
+            &self.link.roots,
+            &self.link.in_blocking,
+        );
         f()
     }
 
@@ -459,7 +471,12 @@ impl<E: Embedder> Mutator<E> {
             ));
         }
         self.in_blocking = false;
-        drop(Reattach(&self.heap.world, self.link.id, &self.link.roots));
+        drop(Reattach(
+            &self.heap.world,
+            self.link.id,
+            &self.link.roots,
+            &self.link.in_blocking,
+        ));
         Ok(())
     }
 
@@ -476,6 +493,7 @@ impl<E: Embedder> Mutator<E> {
             .add(self.local.flush(&h.core.table, &h.core.pools));
         self.link.roots.set_owner_attached(false);
         self.link.roots.record_stack();
+        self.link.in_blocking.store(true, Relaxed);
         h.world.detach(self.link.id, Detached::Blocking);
     }
 
@@ -498,6 +516,8 @@ impl<E: Embedder> Drop for Mutator<E> {
         let link: Arc<dyn ThreadMutator> = self.link.clone();
         sched::release_mutator(&link);
         let h = &*self.heap;
+        // No collector may flush the allocator once it is gone.
+        h.signal_slots.lock().retain(|s| s.id != self.link.id);
         // A detached mutator (blocking region, or its thread exited) may be
         // scanned by a collection right now: rejoin first, so that its
         // scope and data are not taken away under the scan.
@@ -514,6 +534,10 @@ impl<E: Embedder> Drop for Mutator<E> {
 
 #[path = "slow_path.rs"]
 mod slow_path;
+
+#[path = "signal_stop.rs"]
+mod signal_stop;
+pub use signal_stop::SignalParker;
 
 #[cfg(test)]
 #[path = "mutator_tests.rs"]

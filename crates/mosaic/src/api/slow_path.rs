@@ -252,6 +252,7 @@ impl<E: Embedder> Mutator<E> {
         let mut out = None;
         self.link.roots.record_stack();
         if heap.world.stop(self.link.id) {
+            heap.flush_signal_parked();
             core.span("stop", stop_start, None);
             let _resume = PauseGuard(&heap.world, core.timeline.as_ref());
             let done = core.counters.collections.load(Relaxed);
@@ -279,6 +280,7 @@ impl<E: Embedder> Mutator<E> {
             core.sizer.add(self.local.flush(&core.table, &core.pools));
             self.link.roots.record_stack();
             if heap.world.stop(self.link.id) {
+                heap.flush_signal_parked();
                 let resume = PauseGuard(&heap.world, core.timeline.as_ref());
                 let panic = in_callback(|| core.finish_sweeping());
                 let r = in_callback(|| f(core));

@@ -9,6 +9,7 @@
 //! other attached mutator is parked or blocked. The GC worker pool
 //! (`workers.rs`) runs the parallel phases of a pause.
 
+mod futex;
 mod termination;
 mod threads;
 mod workers;
@@ -19,4 +20,4 @@ pub use threads::{
     add as hold_mutator, holds as holds_mutator, remove as release_mutator, ThreadMutator,
 };
 pub use workers::Workers;
-pub use world::{describe_current_thread, Detached, MutatorId, World};
+pub use world::{describe_current_thread, Detached, MutatorId, StopHook, World};

@@ -13,9 +13,18 @@
 //! Every mutator is registered with its thread, so a collection that has
 //! waited longer than the stall warning for some mutator to reach a
 //! safepoint says once, on stderr, which mutators and threads it waits for.
+//!
+//! Threads that never poll (C code) are stopped by a signal: the stop hook
+//! ([`World::set_stop_hook`]) sends it once `requested` is set, and the
+//! handler calls [`World::park_from_signal`], which uses no lock: it counts
+//! itself into `signal_parked`, whose high half is the number of the pause
+//! it counts for (`stop_seq`, odd while a pause is on), so a late signal can
+//! never count for a pause it did not see start, and sleeps on `stop_seq`
+//! with a futex until the pause ends.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
@@ -52,7 +61,19 @@ pub struct World {
     /// Warn after a collection has waited this long (`None`: never).
     stall_warning: Option<Duration>,
     stall_warnings: AtomicU64,
+    /// Pauses started and ended: odd while one is on. Only changed under
+    /// `state`'s lock; signal handlers read it and sleep on it.
+    stop_seq: AtomicU32,
+    /// `stop_seq << 32 | mutators parked from a signal handler` for the
+    /// pause in progress.
+    signal_parked: AtomicU64,
+    /// Called by a collector once it has requested a pause (see the module docs).
+    stop_hook: parking_lot::RwLock<Option<StopHook>>,
 }
+
+/// Sends the stop signal to the threads that do not poll (see
+/// [`World::set_stop_hook`]).
+pub type StopHook = Arc<dyn Fn() + Send + Sync>;
 
 #[derive(Default)]
 struct State {
@@ -101,6 +122,66 @@ impl World {
             cv: Condvar::new(),
             stall_warning,
             stall_warnings: AtomicU64::new(0),
+            stop_seq: AtomicU32::new(0),
+            signal_parked: AtomicU64::new(0),
+            stop_hook: parking_lot::RwLock::new(None),
+        }
+    }
+
+    /// Installs the function a collecting thread calls, without any lock
+    /// of the world held, after it has requested a pause: it must make
+    /// every mutator thread that does not poll safepoints call
+    /// [`World::park_from_signal`] (by a signal), and may skip the caller's
+    /// own thread and threads in blocking regions.
+    pub fn set_stop_hook(&self, hook: Option<StopHook>) {
+        *self.stop_hook.write() = hook;
+    }
+
+    /// Parks the calling thread's mutator from inside a signal handler until
+    /// the pause in progress ends; `false` at once if no pause is on, or
+    /// if the pause this signal was sent for has ended. `before` runs just
+    /// before the mutator counts as parked (to record its stack: the
+    /// collector may read it as soon as the count is seen).
+    ///
+    /// Async-signal-safe: atomics and a futex, no lock, no allocation. The
+    /// caller must be an attached mutator (not in a blocking region) whose
+    /// thread was interrupted outside any call into the heap.
+    pub fn park_from_signal(&self, before: impl FnOnce(), after: impl FnOnce()) -> bool {
+        let seq = self.stop_seq.load(Ordering::Acquire);
+        if seq & 1 == 0 {
+            return false;
+        }
+        before();
+        let mut v = self.signal_parked.load(Ordering::Acquire);
+        loop {
+            if (v >> 32) as u32 != seq {
+                after();
+                return false;
+            }
+            match self.signal_parked.compare_exchange_weak(
+                v,
+                v + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(now) => v = now,
+            }
+        }
+        while self.stop_seq.load(Ordering::Acquire) == seq {
+            super::futex::wait(&self.stop_seq, seq);
+        }
+        after();
+        true
+    }
+
+    /// Mutators parked from a signal handler in the pause in progress.
+    fn signal_parked(&self, seq: u32) -> usize {
+        let v = self.signal_parked.load(Ordering::Acquire);
+        if (v >> 32) as u32 == seq {
+            (v & u32::MAX as u64) as usize
+        } else {
+            0
         }
     }
 
@@ -214,19 +295,40 @@ impl World {
             return false;
         }
         s.collecting = true;
+        let seq = self.stop_seq.load(Ordering::Relaxed).wrapping_add(1);
+        self.signal_parked
+            .store((seq as u64) << 32, Ordering::Release);
+        self.stop_seq.store(seq, Ordering::Release);
         self.requested.store(true, Ordering::Release);
+        let hook = self.stop_hook.read().clone();
+        if let Some(hook) = &hook {
+            // Without the lock: the hook takes the embedder's own locks,
+            // which its threads may hold while they register here.
+            MutexGuard::unlocked(&mut s, || hook());
+        }
         let started = Instant::now();
         let mut warned = false;
-        while s.parked + 1 < s.active {
+        while s.parked + self.signal_parked(seq) + 1 < s.active {
+            // A signal handler cannot notify the condition variable: with
+            // a hook, look again every 50 µs.
+            let step = hook.as_ref().map(|_| Duration::from_micros(50));
             match self.stall_warning.filter(|_| !warned) {
-                None => self.cv.wait(&mut s),
+                None => match step {
+                    None => self.cv.wait(&mut s),
+                    Some(step) => {
+                        self.cv.wait_for(&mut s, step);
+                    }
+                },
                 Some(limit) => {
                     let waited = started.elapsed();
                     if waited >= limit {
                         warned = true;
                         self.warn_stall(&s, id, waited);
                     } else {
-                        self.cv.wait_for(&mut s, limit - waited);
+                        self.cv.wait_for(
+                            &mut s,
+                            step.map_or(limit - waited, |st| st.min(limit - waited)),
+                        );
                     }
                 }
             }
@@ -270,7 +372,16 @@ impl World {
         s.parked = 0;
         s.epoch += 1;
         self.requested.store(false, Ordering::Release);
+        let seq = self.stop_seq.load(Ordering::Relaxed).wrapping_add(1);
+        self.stop_seq.store(seq, Ordering::Release);
         self.cv.notify_all();
+        drop(s);
+        super::futex::wake_all(&self.stop_seq);
+    }
+
+    /// Whether a pause is on now (what a signal handler checks).
+    pub fn pause_on(&self) -> bool {
+        self.stop_seq.load(Ordering::Acquire) & 1 == 1
     }
 
     /// Number of attached, non-blocked mutators.

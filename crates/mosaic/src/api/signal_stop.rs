@@ -1,0 +1,128 @@
+//! Stopping threads that never poll safepoints, by a signal: C code, a
+//! program built for another collector (the `libgc.so.1` drop-in).
+//!
+//! The embedder installs a stop hook ([`Heap::set_stop_hook`]) that sends
+//! its signal to every such thread, and its signal handler calls
+//! [`SignalParker::park`], which records the thread's stack and sleeps
+//! until the pause ends. The thread was interrupted outside every heap
+//! call (the embedder defers the signal while one runs and calls
+//! [`Mutator::safepoint`] after it), so its allocation context is idle:
+//! the pause flushes it on the thread's behalf
+//! (`HeapInner::flush_signal_parked`), which keeps every lock and
+//! allocation out of the handler.
+//!
+//! Invariant: a slot's `parked` flag is set only between the handler's
+//! recording of the stack and its wake-up, and a collector reads it only
+//! after `World::stop` has counted that thread, so the collector flushes
+//! exactly the allocators whose owners are asleep in a handler.
+
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::Arc;
+
+use super::{Heap, HeapInner, Link, Mutator};
+use crate::api::heap::SignalSlot;
+use crate::embedder::Embedder;
+
+/// Parks a mutator from a signal handler on its own thread (see
+/// [`Mutator::signal_parker`]). Cheap to clone; may be kept in a
+/// thread-local of the embedder.
+pub struct SignalParker<E: Embedder> {
+    heap: Arc<HeapInner<E>>,
+    link: Arc<Link<E>>,
+}
+
+impl<E: Embedder> Clone for SignalParker<E> {
+    fn clone(&self) -> Self {
+        SignalParker {
+            heap: self.heap.clone(),
+            link: self.link.clone(),
+        }
+    }
+}
+
+impl<E: Embedder> Heap<E> {
+    /// Installs (or removes, with `None`) the function a collecting thread
+    /// calls once it has asked every mutator to stop: it must make each
+    /// thread whose mutator has a [`SignalParker`] and is not in a blocking
+    /// region run [`SignalParker::park`], by a signal (`pthread_kill`). It
+    /// runs without any lock of the heap held, and must skip the calling
+    /// thread (the collector: a signal would park it inside its own
+    /// collection). While a hook is installed, a collector looks for threads
+    /// parked by a signal every 50 µs.
+    pub fn set_stop_hook(&self, hook: Option<Box<dyn Fn() + Send + Sync>>) {
+        self.inner
+            .world
+            .set_stop_hook(hook.map(|h| Arc::from(h) as crate::sched::StopHook));
+    }
+}
+
+impl<E: Embedder> Mutator<E> {
+    /// Lets a signal handler on this mutator's thread park it
+    /// ([`SignalParker::park`]), for threads that run code which never
+    /// polls safepoints. Turn conservative stack scanning on too
+    /// ([`Mutator::set_conservative_stack`]): the parked thread's stack and
+    /// registers are its roots.
+    pub fn signal_parker(&mut self) -> SignalParker<E> {
+        let mut slots = self.heap.signal_slots.lock();
+        if !slots.iter().any(|s| s.id == self.link.id) {
+            slots.push(SignalSlot {
+                id: self.link.id,
+                flusher: self.link.flusher.clone_handle(),
+                parked: self.link.signal_parked.clone(),
+            });
+        }
+        SignalParker {
+            heap: self.heap.clone(),
+            link: self.link.clone(),
+        }
+    }
+}
+
+impl<E: Embedder> SignalParker<E> {
+    /// Parks the thread until the pause in progress ends, after recording
+    /// its stack (this frame and everything above it, the interrupted
+    /// context included) for the collector. Returns `false` at once if no
+    /// pause is on, if the signal is older than the pause in progress, or
+    /// if the mutator is in a blocking region or was dropped. Uses no lock
+    /// and allocates nothing: async-signal-safe.
+    ///
+    /// # Safety
+    /// Call only from a signal handler (or code that cannot be
+    /// re-entered) on the thread that owns the mutator, interrupting code
+    /// that is not inside any call on that mutator or its heap: the
+    /// collector flushes the mutator's allocation context meanwhile.
+    pub unsafe fn park(&self) -> bool {
+        let link = &*self.link;
+        if link.in_blocking.load(Relaxed) || link.orphaned.load(Relaxed) {
+            return false;
+        }
+        self.heap.world.park_from_signal(
+            || {
+                link.roots.record_stack();
+                link.signal_parked.store(true, Release);
+            },
+            || link.signal_parked.store(false, Release),
+        )
+    }
+
+    /// Whether a collection is waiting for threads to stop now.
+    pub fn pause_requested(&self) -> bool {
+        self.heap.world.pause_on()
+    }
+}
+
+impl<E: Embedder> HeapInner<E> {
+    /// Flushes the allocation context of every mutator parked in a signal
+    /// handler: called by the collector right after `World::stop`.
+    pub(super) fn flush_signal_parked(&self) {
+        let core = &self.core;
+        for s in self.signal_slots.lock().iter() {
+            if s.parked.load(Acquire) {
+                // SAFETY: the owner sleeps in its signal handler until the
+                // world resumes, outside any heap call (module invariant).
+                let bytes = unsafe { s.flusher.flush(&core.table, &core.pools) };
+                core.sizer.add(bytes);
+            }
+        }
+    }
+}

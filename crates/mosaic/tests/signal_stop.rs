@@ -1,0 +1,145 @@
+//! Threads that never poll safepoints, stopped by a signal: while another
+//! thread collects over and over, a thread spinning in code that makes no
+//! heap call (its list held only in locals and registers) is parked by a
+//! signal handler, its stack scanned, and its allocation context flushed
+//! for it; the list survives, in place, and the spinner allocates again
+//! afterwards from a fresh run.
+
+mod common;
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::Arc;
+
+use common::*;
+use mosaic::{Config, ObjRef, SignalParker};
+
+const SIG: i32 = libc::SIGUSR2;
+
+thread_local! {
+    static PARKER: Cell<*const SignalParker<TestVm>> = const { Cell::new(std::ptr::null()) };
+}
+
+static PARKS: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_signal(_: i32) {
+    let p = PARKER.with(|p| p.get());
+    if !p.is_null() {
+        // SAFETY: the spinner set the pointer to its parker, which it keeps
+        // alive while the pointer is set; it makes no heap call while
+        // spinning, so the signal interrupts none.
+        if unsafe { (*p).park() } {
+            PARKS.fetch_add(1, SeqCst);
+        }
+    }
+}
+
+fn install_handler() {
+    // SAFETY: a plain handler for a signal nothing else here uses.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_signal as *const () as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        assert_eq!(libc::sigaction(SIG, &sa, std::ptr::null_mut()), 0);
+    }
+}
+
+#[inline(never)]
+fn build(m: &mut TestMutator, n: u64) -> ObjRef {
+    let mut head = new_pair(m, 1, None, None).unwrap();
+    for i in 2..=n {
+        head = new_pair(m, i, Some(head), None).unwrap();
+        new_pair(m, 0, None, None).unwrap();
+    }
+    head
+}
+
+fn sum_ids(head: ObjRef) -> u64 {
+    let mut s = 0;
+    let mut p = Some(head);
+    while let Some(o) = p {
+        s += header(o).2;
+        p = field(o, 0);
+    }
+    s
+}
+
+#[test]
+fn a_thread_that_never_polls_is_stopped_by_a_signal_and_its_stack_scanned() {
+    install_handler();
+    for gc_threads in [1, 2] {
+        let h = heap(Config {
+            gc_threads,
+            verify: true,
+            ..small_config()
+        });
+        let spinner_tid = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let ready = Arc::new(AtomicBool::new(false));
+        {
+            let tid = spinner_tid.clone();
+            h.set_stop_hook(Some(Box::new(move || {
+                let t = tid.load(SeqCst);
+                // SAFETY: pthread_self has no preconditions.
+                if t != 0 && t != unsafe { libc::pthread_self() } as usize {
+                    // SAFETY: the spinner clears its id before it exits.
+                    unsafe { libc::pthread_kill(t as libc::pthread_t, SIG) };
+                }
+            })));
+        }
+        let n = 5_000u64;
+        let spinner = {
+            let (h, tid, stop, ready) =
+                (h.clone(), spinner_tid.clone(), stop.clone(), ready.clone());
+            std::thread::spawn(move || {
+                let mut m = h.mutator().unwrap();
+                m.set_conservative_stack(true).unwrap();
+                let parker = m.signal_parker();
+                PARKER.with(|p| p.set(&parker));
+                // SAFETY: pthread_self has no preconditions.
+                tid.store(unsafe { libc::pthread_self() } as usize, SeqCst);
+                let head = std::hint::black_box(build(&mut m, n));
+                // A partly used run stays in the context while spinning.
+                let extra = new_pair(&mut m, 77, None, None).unwrap();
+                ready.store(true, SeqCst);
+                let mut rounds = 0u64;
+                // No heap call in here: only reads of the objects.
+                while !stop.load(SeqCst) {
+                    assert_eq!(sum_ids(head), n * (n + 1) / 2);
+                    assert_eq!(header(extra).2, 77);
+                    rounds += 1;
+                }
+                PARKER.with(|p| p.set(std::ptr::null()));
+                tid.store(0, SeqCst);
+                // The context was flushed meanwhile: it allocates again.
+                let more = build(&mut m, 100);
+                assert_eq!(sum_ids(more), 5050);
+                assert_eq!(sum_ids(head), n * (n + 1) / 2);
+                std::hint::black_box((head, extra));
+                rounds
+            })
+        };
+        while !ready.load(SeqCst) {
+            std::thread::yield_now();
+        }
+        let mut m = h.mutator().unwrap();
+        let before = PARKS.load(SeqCst);
+        for _ in 0..20 {
+            for i in 0..2_000 {
+                new_pair(&mut m, i, None, None).unwrap();
+            }
+            m.collect();
+            // Held by the spinner's locals alone, the list is marked.
+            assert!(h.stats().last_marked >= n as u64 + 1);
+        }
+        stop.store(true, SeqCst);
+        let rounds = spinner.join().unwrap();
+        assert!(rounds > 0);
+        assert!(
+            PARKS.load(SeqCst) - before >= 20,
+            "the spinner was parked by the signal in every pause"
+        );
+        h.set_stop_hook(None);
+    }
+}
