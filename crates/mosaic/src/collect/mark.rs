@@ -155,7 +155,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             // are 16-byte aligned): draining scans its words instead of
             // calling `trace`, without looking its page up again.
             self.stack
-                .push(start | usize::from(d.conservative.get(slot)) * CONSERVATIVE_TAG);
+                .push(start | (usize::from(d.conservative.get(slot)) * CONSERVATIVE_TAG));
         }
         Some(start)
     }
