@@ -496,3 +496,52 @@ fn an_ephemeron_header_must_be_whole_words_and_small() {
         );
     }
 }
+
+#[test]
+fn disappearing_links_outside_the_heap_hold_disguised_pointers_and_are_cleared_when_the_target_dies(
+) {
+    for kind in [WeakKind::Short, WeakKind::Long] {
+        let h = heap(small_config());
+        let mut m = h.mutator().unwrap();
+        let kept = new_pair(&mut m, 1, None, None).unwrap();
+        let _root = m.root(kept).unwrap();
+        let dies = new_pair(&mut m, 2, None, None).unwrap();
+        let moved = new_pair(&mut m, 3, None, None).unwrap();
+        // Links in malloc'd memory, holding the targets disguised (as
+        // GC_HIDE_POINTER does): the collector never reads them.
+        let mut links: Box<[usize; 4]> = Box::new([!kept.addr(), !dies.addr(), 0, 0]);
+        let base = links.as_mut_ptr().cast::<*mut u8>();
+        // SAFETY: the box outlives the registrations (all end below).
+        unsafe {
+            m.register_disappearing_link(base, kept, kind).unwrap();
+            m.register_disappearing_link(base.add(1), dies, kind)
+                .unwrap();
+            m.register_disappearing_link(base.add(2), moved, kind)
+                .unwrap();
+            assert!(matches!(
+                m.register_disappearing_link(base, dies, kind),
+                Err(mosaic::Error::AlreadyRegistered { .. })
+            ));
+        }
+        links[2] = !moved.addr();
+        // A rehash moves link 2 to slot 3.
+        assert!(m
+            .move_weak_slot(unsafe { base.add(2) }, unsafe { base.add(3) })
+            .unwrap());
+        links[3] = links[2];
+        links[2] = 0;
+        assert!(!m
+            .move_weak_slot(unsafe { base.add(2) }, unsafe { base.add(3) })
+            .unwrap());
+        m.collect();
+        assert_eq!(links[0], !kept.addr(), "a live target's link is left alone");
+        assert_eq!(links[1], 0, "a dead target's link is cleared");
+        assert_eq!(links[3], 0, "the moved registration was cleared");
+        // Cleared links are no longer registered; the live one still is.
+        assert!(!m.unregister_weak_slot(unsafe { base.add(1) }));
+        assert!(m.unregister_weak_slot(base));
+        drop(_root);
+        m.collect();
+        assert_eq!(links[0], !kept.addr(), "unregistered: never cleared");
+    }
+}

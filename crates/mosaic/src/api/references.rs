@@ -57,6 +57,59 @@ impl<E: Embedder> Mutator<E> {
             })
     }
 
+    /// Registers a *disappearing link* (the Boehm collector's
+    /// `GC_general_register_disappearing_link`): the word at `link` is set
+    /// to null when `target` dies (`kind` says when), and the registration
+    /// then ends. Unlike a weak slot, `link` may be anywhere (static data,
+    /// `malloc`ed memory, a heap object) and its contents are never read: it
+    /// may hold `target` disguised so that conservative scans do not see
+    /// it. A link inside a heap object is forgotten when that object dies.
+    /// Refused for a `target` that is not an object of this heap, a
+    /// misaligned or null `link`, or one registered already.
+    ///
+    /// # Safety
+    /// While registered, `link` must stay writable memory that the
+    /// collector may set to null during any collection.
+    pub unsafe fn register_disappearing_link(
+        &self,
+        link: *mut *mut u8,
+        target: ObjRef,
+        kind: WeakKind,
+    ) -> Result<(), Error> {
+        self.check_usable("register a disappearing link")?;
+        let core = &self.heap.core;
+        let target = core.check_object(target.addr())?;
+        core.weak
+            .register_link(link as usize, target.addr(), kind)
+            .map_err(|e| match e {
+                SlotError::AlreadyRegistered => Error::AlreadyRegistered {
+                    addr: link as usize,
+                    what: "disappearing link",
+                },
+                _ => Error::InvalidArgument(format!(
+                    "disappearing link {link:p} is null or not aligned to a pointer"
+                )),
+            })
+    }
+
+    /// Moves the registration of the weak slot or disappearing link at
+    /// `from` to `to` (a weak table rehashed): `Ok(false)` if `from` was not
+    /// registered; refused if `to` is registered already or misaligned.
+    pub fn move_weak_slot(&self, from: *mut *mut u8, to: *mut *mut u8) -> Result<bool, Error> {
+        self.check_usable("move a weak slot")?;
+        match self.heap.core.weak.move_slot(from as usize, to as usize) {
+            Ok(()) => Ok(true),
+            Err(SlotError::NotInObject) => Ok(false),
+            Err(SlotError::AlreadyRegistered) => Err(Error::AlreadyRegistered {
+                addr: to as usize,
+                what: "weak slot registration",
+            }),
+            Err(SlotError::Misaligned) => Err(Error::InvalidArgument(format!(
+                "weak slot {to:p} is null or not aligned to a pointer"
+            ))),
+        }
+    }
+
     /// Ends a weak slot's registration; whether it was registered.
     pub fn unregister_weak_slot(&self, slot: *mut *mut u8) -> bool {
         // (In a blocking region or a callback, nothing is unregistered.)

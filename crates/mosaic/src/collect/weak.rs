@@ -41,8 +41,9 @@ pub enum WeakKind {
 pub struct WeakRefs {
     /// Weak handles, one table per kind.
     handles: [Arc<HandleTable>; 2],
-    /// Registered weak slots: slot address → kind.
-    slots: Mutex<FxHashMap<usize, WeakKind>>,
+    /// Registered weak slots: slot address → kind and target (0: the
+    /// slot's own contents are the target).
+    slots: Mutex<FxHashMap<usize, (WeakKind, usize)>>,
     /// Weak references registered (handles and slots), to skip the work.
     count: AtomicUsize,
 }
@@ -165,12 +166,55 @@ impl WeakRefs {
         if table.object_containing(slot).is_none() {
             return Err(SlotError::NotInObject);
         }
+        self.insert_slot(slot, kind, 0)
+    }
+
+    fn insert_slot(&self, slot: usize, kind: WeakKind, target: usize) -> Result<(), SlotError> {
         let mut slots = self.slots.lock();
         if slots.contains_key(&slot) {
             return Err(SlotError::AlreadyRegistered);
         }
-        slots.insert(slot, kind);
+        slots.insert(slot, (kind, target));
         self.count.fetch_add(1, Relaxed);
+        Ok(())
+    }
+
+    /// Registers a *disappearing link*: the word at `link` (anywhere:
+    /// static data, malloc'd memory or a heap object) is set to null when
+    /// `target` dies, and the registration ends then (or when the heap
+    /// object holding `link`, if any, dies). The word's contents are
+    /// never read: it may hold the target disguised (the Boehm collector's
+    /// `GC_HIDE_POINTER`).
+    pub fn register_link(
+        &self,
+        link: usize,
+        target: usize,
+        kind: WeakKind,
+    ) -> Result<(), SlotError> {
+        if link % std::mem::align_of::<usize>() != 0 || link == 0 {
+            return Err(SlotError::Misaligned);
+        }
+        self.insert_slot(link, kind, target)
+    }
+
+    /// Moves a registration from `from` to `to` (a table rehashed). Errors:
+    /// `from` not registered (`NotInObject`), `to` taken (`AlreadyRegistered`).
+    pub fn move_slot(&self, from: usize, to: usize) -> Result<(), SlotError> {
+        if to % std::mem::align_of::<usize>() != 0 || to == 0 {
+            return Err(SlotError::Misaligned);
+        }
+        let mut slots = self.slots.lock();
+        if !slots.contains_key(&from) {
+            return Err(SlotError::NotInObject);
+        }
+        if from == to {
+            return Ok(());
+        }
+        if slots.contains_key(&to) {
+            return Err(SlotError::AlreadyRegistered);
+        }
+        let v = slots.remove(&from).expect("registered");
+        slots.insert(to, v);
         Ok(())
     }
 
@@ -233,15 +277,20 @@ impl WeakPause<'_> {
                 doomed.words.push((w as *const AtomicUsize as usize, v));
             }
         }
-        for (&slot, &k) in self.refs.slots.lock().iter() {
+        for (&slot, &(k, link_target)) in self.refs.slots.lock().iter() {
             if k != kind {
                 continue;
             }
-            // SAFETY: `slot` lies inside an object that was live when it was
-            // registered and has not been swept since: registrations of
-            // dead holders are dropped by `WeakPause::finish` in the pause
-            // that found them dead, before their memory can be reused.
-            let target = unsafe { (slot as *const usize).read() };
+            let target = if link_target != 0 {
+                link_target
+            } else {
+                // SAFETY: `slot` lies inside an object that was live when it
+                // was registered and has not been swept since: registrations
+                // of dead holders are dropped by `WeakPause::finish` in the
+                // pause that found them dead, before their memory can be
+                // reused.
+                unsafe { (slot as *const usize).read() }
+            };
             if let MarkState::Unmarked(_) = table.mark_state(target) {
                 doomed.slots.push((slot, target));
             }
@@ -263,17 +312,28 @@ impl WeakPause<'_> {
             }
         }
         if !doomed.slots.is_empty() {
-            let slots = self.refs.slots.lock();
+            let mut slots = self.refs.slots.lock();
             for (slot, v) in doomed.slots {
-                if slots.contains_key(&slot) {
-                    let p = slot as *mut usize;
+                let p = slot as *mut usize;
+                match slots.get(&slot) {
+                    // A disappearing link: cleared, and its registration ends.
+                    Some(&(_, target)) if target == v => {
+                        // SAFETY: the embedder registered `link` as a word it
+                        // lets the collector clear while registered (a live
+                        // heap object's, see `unmarked`, or memory outside
+                        // the heap it keeps mapped); the world is stopped.
+                        unsafe { p.write(0) };
+                        slots.remove(&slot);
+                        self.refs.count.fetch_sub(1, Relaxed);
+                    }
                     // SAFETY: still registered, so inside a live object (see
                     // `unmarked`); the world is stopped.
-                    unsafe {
+                    Some(&(_, 0)) => unsafe {
                         if p.read() == v {
                             p.write(0);
                         }
-                    }
+                    },
+                    _ => {}
                 }
             }
         }
@@ -295,8 +355,14 @@ impl WeakPause<'_> {
         }
         let mut slots = self.refs.slots.lock();
         let old = std::mem::take(&mut *slots);
-        for (slot, kind) in old {
+        for (slot, (kind, target)) in old {
             let slot = fwd(slot).unwrap_or(slot);
+            if target != 0 {
+                // A link's word is the embedder's (maybe disguised): only
+                // the target it names follows the move.
+                slots.insert(slot, (kind, fwd(target).unwrap_or(target)));
+                continue;
+            }
             let p = slot as *mut usize;
             // SAFETY: a registered slot lies inside a live object (see
             // `unmarked`), now at its new address, whose bytes were copied
@@ -306,7 +372,7 @@ impl WeakPause<'_> {
                     p.write(n);
                 }
             }
-            slots.insert(slot, kind);
+            slots.insert(slot, (kind, 0));
         }
     }
 
@@ -317,7 +383,13 @@ impl WeakPause<'_> {
             return;
         }
         let mut slots = self.refs.slots.lock();
-        slots.retain(|&slot, _| matches!(table.mark_state(slot), MarkState::Marked(_)));
+        // A registration ends with the heap object holding it; a link
+        // outside the heap lasts until unregistered or cleared.
+        slots.retain(|&slot, &mut (_, target)| match table.mark_state(slot) {
+            MarkState::Marked(_) => true,
+            MarkState::Unmarked(_) => false,
+            _ => target != 0,
+        });
         let handles: usize = self.handles.iter().map(|t| t.used()).sum();
         self.refs.count.store(handles + slots.len(), Relaxed);
     }
