@@ -227,16 +227,23 @@ install_missing() {
 
 mkdir -p "$OUT" "$BUILD" "$SRC_DIR" "$RESULTS" "$WORK"
 
-# Everything needs a compiler (the probe) and libgc itself.
-install_missing gcc g++ libc6-dev libgc1 libgc-dev diffutils || {
-    echo "error: cannot install the compiler and libgc-dev" >&2
-    exit 2
-}
-want_group w3m && { install_missing w3m || SKIP_GROUP[w3m]="w3m could not be installed"; }
-want_group guile && { install_missing guile-3.0 || SKIP_GROUP[guile]="guile-3.0 could not be installed"; }
-want_group mmv && { install_missing mmv || SKIP_GROUP[mmv]="mmv could not be installed"; }
-want_group chase && { install_missing chase || SKIP_GROUP[chase]="chase could not be installed"; }
-want_group bdwgc && { install_missing dpkg-dev || SKIP_GROUP[bdwgc]="dpkg-dev could not be installed"; }
+# Everything needs a compiler (the probe) and libgc itself; each group its
+# program. One apt-get run for all that is missing; if it fails, one per
+# group, so that only the groups whose package cannot be had are skipped.
+BASE_PKGS=(gcc g++ libc6-dev libgc1 libgc-dev diffutils)
+declare -A GROUP_PKGS=([bdwgc]=dpkg-dev [w3m]=w3m [guile]=guile-3.0 [mmv]=mmv [chase]=chase)
+all_pkgs=("${BASE_PKGS[@]}")
+for g in "${!GROUP_PKGS[@]}"; do want_group "$g" && all_pkgs+=("${GROUP_PKGS[$g]}"); done
+if ! install_missing "${all_pkgs[@]}"; then
+    install_missing "${BASE_PKGS[@]}" || {
+        echo "error: cannot install the compiler and libgc-dev" >&2
+        exit 2
+    }
+    for g in "${!GROUP_PKGS[@]}"; do
+        want_group "$g" || continue
+        install_missing "${GROUP_PKGS[$g]}" || SKIP_GROUP[$g]="${GROUP_PKGS[$g]} could not be installed"
+    done
+fi
 
 # Rebuild OUTFILE when it is missing or older than any of the given inputs.
 stale() { # outfile input...
@@ -492,7 +499,7 @@ fail() { echo "FAIL $1: $2"; FAILED=$((FAILED + 1)); }
 skip() { echo "SKIP $1: $2"; SKIPPED=$((SKIPPED + 1)); }
 
 echo "tests: ${#SELECTED[@]}, timeout ${TIMEOUT}s per run, results in ${RESULTS#$ROOT/}/"
-echo "left out of bdwgc's tests: leaktest, smashtest (debug reports only), tracetest (needs" \
+want_group bdwgc && echo "left out of bdwgc's tests: leaktest, smashtest (debug reports only), tracetest (needs" \
      "GC_generate_random_backtrace, not in Debian's build), test_atomic_ops (no libgc calls)," \
      "cordtest (no libcord in Debian)"
 
