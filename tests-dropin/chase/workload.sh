@@ -55,6 +55,7 @@ echo "== NUL-separated list file, then all links on the command line"
 find ch -type l -print0 | sort -z > list0.bin
 chase -0 list0.bin 2>/dev/null | filter | cksum
 echo "exit ${PIPESTATUS[0]}"
+# shellcheck disable=SC2046 # the names have no spaces; split on purpose
 chase $(find ch -type l | sort) 2>/dev/null | filter | cksum
 echo "exit ${PIPESTATUS[0]}"
 
