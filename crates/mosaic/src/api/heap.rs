@@ -15,6 +15,7 @@ use crate::collect::{in_callback, GcEvent, HeapCore, RootTable};
 use crate::config::Config;
 use crate::embedder::Embedder;
 use crate::error::Error;
+use crate::flags::AllocFlags;
 use crate::object::ObjRef;
 use crate::sched::World;
 use crate::space::Located;
@@ -41,7 +42,12 @@ pub(crate) struct HeapInner<E: Embedder> {
     pub finalizer_thread: Mutex<Option<Arc<FinalizerSignal>>>,
     /// Mutators that a signal may stop (`signal_stop.rs`).
     pub signal_slots: Mutex<Vec<SignalSlot>>,
+    /// Asked before a collection that allocation made due (`set_collection_gate`).
+    pub collection_gate: parking_lot::RwLock<Option<CollectionGate>>,
 }
+
+/// See [`Heap::set_collection_gate`].
+pub type CollectionGate = Box<dyn Fn() -> bool + Send + Sync>;
 
 /// A mutator that a signal may park: the pause flushes its allocation
 /// context for it while `parked` is set (its thread is then inside the
@@ -94,8 +100,18 @@ impl<E: Embedder> Heap<E> {
                 notifier: Mutex::new(None),
                 finalizer_thread: Mutex::new(None),
                 signal_slots: Mutex::new(Vec::new()),
+                collection_gate: parking_lot::RwLock::new(None),
             }),
         })
+    }
+
+    /// Installs (or removes) a gate asked, on the allocating thread, each
+    /// time allocation has made a collection due: `false` lets the heap
+    /// grow instead (the Boehm collector's `GC_disable` / `GC_dont_gc`).
+    /// Collections asked for explicitly, and those a full heap needs
+    /// (`max_heap` reached), are not gated. It must not call into the heap.
+    pub fn set_collection_gate(&self, gate: Option<CollectionGate>) {
+        *self.inner.collection_gate.write() = gate;
     }
 
     pub fn embedder(&self) -> &E {
@@ -111,6 +127,20 @@ impl<E: Embedder> Heap<E> {
         self.inner.core.table.object_at(p as usize).is_some()
     }
 
+    /// The start of the live object `p` points into (interior pointers
+    /// included; a large object's whole pages count), if any.
+    pub fn object_containing(&self, p: *const u8) -> Option<ObjRef> {
+        let a = self.inner.core.table.object_containing(p as usize)?;
+        ObjRef::from_ptr(a as *mut u8)
+    }
+
+    /// The address range the heap's objects can occupy (its reservation):
+    /// every object lies in `start..end`.
+    pub fn address_range(&self) -> std::ops::Range<usize> {
+        let t = &self.inner.core.table;
+        t.base()..t.base() + t.capacity()
+    }
+
     /// Checks that `p` is an object of this heap.
     pub fn check_object(&self, p: *const u8) -> Result<ObjRef, Error> {
         self.inner.core.check_object(p as usize)
@@ -124,6 +154,31 @@ impl<E: Embedder> Heap<E> {
             Some(Located::Large { head, .. }) => Ok(t.desc(head).large_size()),
             _ => Err(Error::ForeignPointer { addr: obj.addr() }),
         }
+    }
+
+    /// The flags that describe how the live object `obj` is scanned and
+    /// kept: `NO_POINTERS` (never scanned: allocated so, or `UNINIT`),
+    /// `CONSERVATIVE`, `PINNED`, `NEEDS_CLEANUP`; `None` for anything but
+    /// the start of a live object.
+    pub fn object_flags(&self, obj: ObjRef) -> Option<AllocFlags> {
+        let t = &self.inner.core.table;
+        let (d, slot) = match t.object_at(obj.addr())? {
+            Located::Small { page, slot, .. } => (t.desc(page), slot),
+            Located::Large { head, .. } => (t.desc(head), 0),
+            _ => return None,
+        };
+        let mut f = AllocFlags::NONE;
+        for (on, flag) in [
+            (d.no_pointers.get(slot), AllocFlags::NO_POINTERS),
+            (d.conservative.get(slot), AllocFlags::CONSERVATIVE),
+            (d.pin.get(slot), AllocFlags::PINNED),
+            (d.cleanup.get(slot), AllocFlags::NEEDS_CLEANUP),
+        ] {
+            if on {
+                f = f | flag;
+            }
+        }
+        Some(f)
     }
 
     /// Sets the function called with every GC event (see [`GcEvent`] for

@@ -78,6 +78,30 @@ impl<E: Embedder> Mutator<E> {
     }
 }
 
+impl<E: Embedder> Mutator<E> {
+    /// In the child process after `fork` (from a `pthread_atfork` child
+    /// handler, or right after `fork` returns 0), on the thread that
+    /// forked: only this thread exists now, so the heap forgets every
+    /// other mutator (its roots are no longer scanned, its allocation
+    /// context is abandoned) and runs collections on this thread alone (the
+    /// GC worker threads were not copied). Call it before any other use of
+    /// the heap in the child.
+    pub fn after_fork_child(&mut self) {
+        let id = self.link.id;
+        self.heap.world.after_fork_child(id);
+        self.heap.core.workers.after_fork_child();
+        self.heap.signal_slots.lock().retain(|s| s.id == id);
+        // Other threads' handles stay roots (a Root may have been handed to
+        // this thread); their stacks and scopes are gone.
+        for t in self.heap.root_tables.lock().iter() {
+            if !Arc::ptr_eq(t, &self.link.roots) {
+                t.set_conservative_stack(None);
+                t.clear_scope();
+            }
+        }
+    }
+}
+
 impl<E: Embedder> SignalParker<E> {
     /// Parks the thread until the pause in progress ends, after recording
     /// its stack (this frame and everything above it, the interrupted

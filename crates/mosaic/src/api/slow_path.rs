@@ -73,7 +73,7 @@ impl<E: Embedder> Mutator<E> {
                 core.sizer.add(self.local.take_bytes());
             }
             let seen = core.counters.collections.load(Relaxed);
-            if !triggered && core.sizer.due() {
+            if !triggered && core.sizer.due() && heap_allows_collection(&self.heap) {
                 self.collect_for(GcReason::Allocation, Some(seen));
                 triggered = true;
             }
@@ -137,7 +137,7 @@ impl<E: Embedder> Mutator<E> {
         let mut exhausted = Exhaustion::default();
         loop {
             let seen = core.counters.collections.load(Relaxed);
-            if !triggered && core.sizer.would_exceed(size as u64) {
+            if !triggered && core.sizer.would_exceed(size as u64) && heap_allows_collection(&heap) {
                 self.collect_for(GcReason::Allocation, Some(seen));
             }
             if let Some(a) = core.alloc_large(size, flags) {
@@ -290,4 +290,11 @@ impl<E: Embedder> Mutator<E> {
             }
         }
     }
+}
+
+/// Whether the embedder's gate (`Heap::set_collection_gate`) lets a
+/// collection the allocation rate made due start now.
+#[cold]
+fn heap_allows_collection<E: Embedder>(heap: &super::HeapInner<E>) -> bool {
+    heap.collection_gate.read().as_ref().map_or(true, |g| g())
 }

@@ -43,6 +43,8 @@ pub struct Workers {
     count: usize,
     /// Phases run on the caller alone ([`Workers::set_serial`]).
     serial: AtomicBool,
+    /// In a child process after `fork`: the pool's threads do not exist.
+    forked: AtomicBool,
 }
 
 struct Shared {
@@ -97,6 +99,7 @@ impl Workers {
             threads: Vec::with_capacity(count - 1),
             count,
             serial: AtomicBool::new(false),
+            forked: AtomicBool::new(false),
         };
         for i in 1..count {
             let shared = workers.shared.clone();
@@ -111,7 +114,7 @@ impl Workers {
     /// Workers the current phases run on, the caller of `run` included:
     /// the pool's size, or 1 while [`Workers::set_serial`] is on.
     pub fn count(&self) -> usize {
-        if self.serial.load(Relaxed) {
+        if self.serial.load(Relaxed) || self.forked.load(Relaxed) {
             1
         } else {
             self.count
@@ -164,8 +167,22 @@ impl Workers {
     }
 }
 
+impl Workers {
+    /// In the child of a `fork`, where only the forking thread exists:
+    /// every phase runs on the caller from now on, and the pool's threads
+    /// (which do not exist here) are never woken or joined.
+    pub fn after_fork_child(&self) {
+        self.forked.store(true, Relaxed);
+    }
+}
+
 impl Drop for Workers {
     fn drop(&mut self) {
+        if self.forked.load(Relaxed) {
+            // Their handles name threads of the parent process.
+            std::mem::forget(std::mem::take(&mut self.threads));
+            return;
+        }
         self.shared.state.lock().shutdown = true;
         self.shared.wake.notify_all();
         for t in self.threads.drain(..) {

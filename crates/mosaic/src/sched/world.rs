@@ -379,6 +379,19 @@ impl World {
         super::futex::wake_all(&self.stop_seq);
     }
 
+    /// In the child of a `fork`: forgets every mutator but `keep` (their
+    /// threads do not exist in this process). Call with no pause on.
+    pub fn after_fork_child(&self, keep: MutatorId) {
+        let mut s = self.state.lock();
+        s.mutators.retain(|id, _| *id == keep);
+        s.active = s
+            .mutators
+            .values()
+            .filter(|i| i.status == Status::Running)
+            .count();
+        s.parked = 0;
+    }
+
     /// Whether a pause is on now (what a signal handler checks).
     pub fn pause_on(&self) -> bool {
         self.stop_seq.load(Ordering::Acquire) & 1 == 1

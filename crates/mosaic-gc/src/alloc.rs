@@ -1,0 +1,427 @@
+//! Allocation: `GC_malloc` and its kinds, `realloc`, `free`, string copies,
+//! alignment, and the questions about an address (`GC_base`, `GC_size`).
+//!
+//! Kinds map onto Mosaic's flags: normal objects are `CONSERVATIVE`
+//! (zeroed, every word ambiguous), atomic ones `UNINIT` (not cleared, never
+//! scanned), uncollectable ones are normal or atomic objects listed as
+//! roots until `GC_free`. With `GC_all_interior_pointers` on, each request
+//! gets bdwgc's extra byte, so that a pointer just past the end keeps the
+//! object alive.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use mosaic::{AllocFlags, ObjRef};
+
+use crate::heap::heap;
+use crate::threads::with_mutator;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Normal,
+    Atomic,
+    Uncollectable,
+    AtomicUncollectable,
+}
+
+impl Kind {
+    fn flags(self) -> AllocFlags {
+        match self {
+            Kind::Normal | Kind::Uncollectable => AllocFlags::CONSERVATIVE,
+            Kind::Atomic | Kind::AtomicUncollectable => AllocFlags::UNINIT,
+        }
+    }
+}
+
+/// Bytes to ask Mosaic for a request of `n`.
+#[inline]
+fn with_extra_byte(n: usize) -> usize {
+    n.saturating_add(usize::from(crate::data::all_interior_pointers()))
+}
+
+/// Allocates `n` bytes of `kind`; on failure, the program's OOM function
+/// decides (bdwgc's `GC_oom_fn`: NULL by default).
+pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
+    let size = with_extra_byte(n);
+    match with_mutator(|m| m.alloc_with(size, kind.flags())) {
+        Ok(o) => {
+            let p = o.as_ptr();
+            if matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable) {
+                crate::roots::add_uncollectable(p as usize);
+            }
+            crate::finalize::after_allocation();
+            p.cast()
+        }
+        Err(_) => out_of_memory(n),
+    }
+}
+
+/// Calls the OOM function (from a C frame: a C++ exception thrown there
+/// must not unwind through Rust frames, so it is called last, with nothing
+/// of ours to clean up, from an `extern "C-unwind"` function).
+#[cold]
+pub fn out_of_memory(n: usize) -> *mut c_void {
+    match crate::data::oom_fn() {
+        // SAFETY: the program's OOM function, with bdwgc's argument.
+        Some(f) => unsafe { call_oom(f, n) },
+        None => std::ptr::null_mut(),
+    }
+}
+
+#[inline(never)]
+unsafe extern "C-unwind" fn call_oom(
+    f: unsafe extern "C" fn(usize) -> *mut c_void,
+    n: usize,
+) -> *mut c_void {
+    // SAFETY: as the caller says. The function type is "C"; a C++ throw
+    // from it is caught by the client's frames above ours only if the
+    // program built with exceptions through C (as bdwgc's gc_cpp does).
+    unsafe {
+        std::mem::transmute::<
+            unsafe extern "C" fn(usize) -> *mut c_void,
+            unsafe extern "C-unwind" fn(usize) -> *mut c_void,
+        >(f)(n)
+    }
+}
+
+/// The live object `p` points into, if any.
+pub fn base_of(p: *const c_void) -> Option<ObjRef> {
+    if p.is_null() {
+        return None;
+    }
+    heap().object_containing(p.cast())
+}
+
+/// The kind `obj` was allocated with.
+pub fn kind_of(obj: ObjRef) -> Kind {
+    let atomic = heap()
+        .object_flags(obj)
+        .is_some_and(|f| f.contains(AllocFlags::NO_POINTERS));
+    match (atomic, crate::roots::is_uncollectable(obj.addr())) {
+        (false, false) => Kind::Normal,
+        (true, false) => Kind::Atomic,
+        (false, true) => Kind::Uncollectable,
+        (true, true) => Kind::AtomicUncollectable,
+    }
+}
+
+/// Usable bytes of `obj` (its slot, less the extra byte).
+pub fn usable_size(obj: ObjRef) -> usize {
+    let slot = heap().object_size(obj).unwrap_or(0);
+    slot.saturating_sub(usize::from(crate::data::all_interior_pointers()))
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc(n: usize) -> *mut c_void {
+    alloc(n, Kind::Normal)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_atomic(n: usize) -> *mut c_void {
+    alloc(n, Kind::Atomic)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_uncollectable(n: usize) -> *mut c_void {
+    alloc(n, Kind::Uncollectable)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_atomic_uncollectable(n: usize) -> *mut c_void {
+    alloc(n, Kind::AtomicUncollectable)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_ignore_off_page(n: usize) -> *mut c_void {
+    alloc(n, Kind::Normal)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_atomic_ignore_off_page(n: usize) -> *mut c_void {
+    alloc(n, Kind::Atomic)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_stubborn(n: usize) -> *mut c_void {
+    alloc(n, Kind::Normal)
+}
+
+/// bdwgc's kind numbers (`GC_I_PTRFREE`, `GC_I_NORMAL`, uncollectable,
+/// atomic uncollectable).
+pub fn kind_from_number(k: c_int) -> Option<Kind> {
+    match k {
+        0 => Some(Kind::Atomic),
+        1 => Some(Kind::Normal),
+        2 => Some(Kind::Uncollectable),
+        3 => Some(Kind::AtomicUncollectable),
+        _ => None,
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_kind(n: usize, k: c_int) -> *mut c_void {
+    match kind_from_number(k) {
+        Some(kind) => alloc(n, kind),
+        None => crate::unsupported::custom_kind("GC_malloc_kind", k),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_kind_global(n: usize, k: c_int) -> *mut c_void {
+    GC_malloc_kind(n, k)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_generic_malloc(n: usize, k: c_int) -> *mut c_void {
+    GC_malloc_kind(n, k)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_generic_malloc_ignore_off_page(n: usize, k: c_int) -> *mut c_void {
+    GC_malloc_kind(n, k)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_generic_malloc_uncollectable(n: usize, k: c_int) -> *mut c_void {
+    match kind_from_number(k) {
+        Some(Kind::Atomic | Kind::AtomicUncollectable) => alloc(n, Kind::AtomicUncollectable),
+        Some(_) => alloc(n, Kind::Uncollectable),
+        None => crate::unsupported::custom_kind("GC_generic_malloc_uncollectable", k),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn GC_generic_or_special_malloc(n: usize, k: c_int) -> *mut c_void {
+    GC_malloc_kind(n, k)
+}
+
+/// Objects handed out per `GC_malloc_many` call: about a page's worth.
+fn many_count(n: usize) -> usize {
+    (4096 / n.max(16)).clamp(1, 64)
+}
+
+/// A list of objects of `n` bytes linked through their first word.
+pub fn alloc_many(n: usize, kind: Kind) -> *mut c_void {
+    let n = n.max(std::mem::size_of::<usize>());
+    let mut head: *mut c_void = std::ptr::null_mut();
+    for _ in 0..many_count(n) {
+        let p = alloc(n, kind);
+        if p.is_null() {
+            break;
+        }
+        // SAFETY: a fresh object of at least one word.
+        unsafe { *p.cast::<*mut c_void>() = head };
+        head = p;
+    }
+    head
+}
+
+#[no_mangle]
+pub extern "C" fn GC_malloc_many(n: usize) -> *mut c_void {
+    alloc_many(n, Kind::Normal)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_generic_malloc_many(n: usize, k: c_int, result: *mut *mut c_void) {
+    let list = match kind_from_number(k) {
+        Some(kind) => alloc_many(n, kind),
+        None => crate::unsupported::custom_kind("GC_generic_malloc_many", k),
+    };
+    if !result.is_null() {
+        // SAFETY: the caller's out pointer.
+        unsafe { *result = list };
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn GC_memalign(align: usize, n: usize) -> *mut c_void {
+    if align <= 16 {
+        return GC_malloc(n);
+    }
+    if !align.is_power_of_two() || align > mosaic::PAGE_SIZE {
+        // Beyond a page: a large object is page-aligned; more is refused.
+        return std::ptr::null_mut();
+    }
+    let size = with_extra_byte(n);
+    match with_mutator(|m| m.alloc_aligned(size, align, AllocFlags::CONSERVATIVE)) {
+        Ok(o) => o.as_ptr().cast(),
+        Err(_) => out_of_memory(n),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_posix_memalign(out: *mut *mut c_void, align: usize, n: usize) -> c_int {
+    if !align.is_power_of_two() || align % std::mem::size_of::<usize>() != 0 {
+        return libc::EINVAL;
+    }
+    let p = GC_memalign(align, n);
+    if p.is_null() {
+        return libc::ENOMEM;
+    }
+    // SAFETY: the caller's out pointer.
+    unsafe { *out = p };
+    0
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_realloc(p: *mut c_void, n: usize) -> *mut c_void {
+    if p.is_null() {
+        return GC_malloc(n);
+    }
+    let Some(obj) = base_of(p) else {
+        return std::ptr::null_mut();
+    };
+    if n == 0 {
+        // SAFETY: an object of ours.
+        unsafe { GC_free(p) };
+        return std::ptr::null_mut();
+    }
+    let kind = kind_of(obj);
+    let old = usable_size(obj);
+    if n <= old && n >= old / 2 {
+        // Fits, and does not waste more than half: in place. The bytes past
+        // the new end are cleared, so that a later growth reads zeroes.
+        if !matches!(kind, Kind::Atomic | Kind::AtomicUncollectable) {
+            // SAFETY: inside the object's slot.
+            unsafe { std::ptr::write_bytes(obj.as_ptr().add(n), 0, old - n) };
+        }
+        return p;
+    }
+    let q = alloc(n, kind);
+    if !q.is_null() {
+        // SAFETY: both objects are at least min(old, n) bytes.
+        unsafe { std::ptr::copy_nonoverlapping(obj.as_ptr(), q.cast::<u8>(), old.min(n)) };
+        // SAFETY: the old object, which the program gave up.
+        unsafe { GC_free(p) };
+    }
+    q
+}
+
+/// Explicit deallocation: uncollectable objects stop being roots; others
+/// are left for the collector (it finds them unreachable). Foreign pointers
+/// and second frees are ignored.
+#[no_mangle]
+pub unsafe extern "C" fn GC_free(p: *mut c_void) {
+    if p.is_null() {
+        return;
+    }
+    crate::roots::remove_uncollectable(p as usize);
+}
+
+fn copy_bytes(src: *const u8, len: usize, extra_nul: bool) -> *mut c_char {
+    let q = alloc(len + usize::from(extra_nul), Kind::Atomic).cast::<u8>();
+    if !q.is_null() {
+        // SAFETY: `src` has `len` readable bytes; `q` has room for them and
+        // the terminator.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src, q, len);
+            if extra_nul {
+                *q.add(len) = 0;
+            }
+        }
+    }
+    q.cast()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_strdup(s: *const c_char) -> *mut c_char {
+    if s.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: a NUL-terminated string, per the contract.
+    let len = unsafe { libc::strlen(s) };
+    copy_bytes(s.cast(), len, true)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_strndup(s: *const c_char, n: usize) -> *mut c_char {
+    if s.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: at most `n` bytes are read, stopping at a NUL.
+    let len = unsafe { libc::strnlen(s, n) };
+    copy_bytes(s.cast(), len, true)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_wcsdup(s: *const libc::wchar_t) -> *mut libc::wchar_t {
+    if s.is_null() {
+        return std::ptr::null_mut();
+    }
+    let mut len = 0;
+    // SAFETY: a NUL-terminated wide string, per the contract.
+    while unsafe { *s.add(len) } != 0 {
+        len += 1;
+    }
+    let w = std::mem::size_of::<libc::wchar_t>();
+    let q = alloc((len + 1) * w, Kind::Atomic);
+    if !q.is_null() {
+        // SAFETY: room for len + 1 wide characters.
+        unsafe { std::ptr::copy_nonoverlapping(s.cast::<u8>(), q.cast::<u8>(), (len + 1) * w) };
+    }
+    q.cast()
+}
+
+#[no_mangle]
+pub extern "C" fn GC_base(p: *mut c_void) -> *mut c_void {
+    base_of(p).map_or(std::ptr::null_mut(), |o| o.as_ptr().cast())
+}
+
+#[no_mangle]
+pub extern "C" fn GC_size(p: *const c_void) -> usize {
+    base_of(p).map_or(0, usable_size)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_is_heap_ptr(p: *const c_void) -> c_int {
+    c_int::from(base_of(p).is_some())
+}
+
+#[no_mangle]
+pub extern "C" fn GC_is_visible(p: *mut c_void) -> *mut c_void {
+    p
+}
+
+#[no_mangle]
+pub extern "C" fn GC_same_obj(p: *mut c_void, _q: *mut c_void) -> *mut c_void {
+    p
+}
+
+#[no_mangle]
+pub extern "C" fn GC_is_valid_displacement(p: *mut c_void) -> *mut c_void {
+    p
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_pre_incr(p: *mut *mut c_void, how_much: isize) -> *mut c_void {
+    // SAFETY: the caller's pointer variable.
+    unsafe {
+        *p = (*p).cast::<u8>().offset(how_much).cast();
+        *p
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_post_incr(p: *mut *mut c_void, how_much: isize) -> *mut c_void {
+    // SAFETY: the caller's pointer variable.
+    unsafe {
+        let old = *p;
+        *p = old.cast::<u8>().offset(how_much).cast();
+        old
+    }
+}
+
+/// `GC_get_kind_and_size`: bdwgc's kind number of `p`'s object.
+#[no_mangle]
+pub unsafe extern "C" fn GC_get_kind_and_size(p: *const c_void, psize: *mut usize) -> c_int {
+    let Some(o) = base_of(p) else { return -1 };
+    if !psize.is_null() {
+        // SAFETY: the caller's out pointer.
+        unsafe { *psize = heap().object_size(o).unwrap_or(0) };
+    }
+    match kind_of(o) {
+        Kind::Atomic => 0,
+        Kind::Normal => 1,
+        Kind::Uncollectable => 2,
+        Kind::AtomicUncollectable => 3,
+    }
+}

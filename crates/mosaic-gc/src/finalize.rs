@@ -1,0 +1,301 @@
+//! Finalizers and disappearing links with bdwgc's semantics.
+//!
+//! A finalizer is a Mosaic finalizer (`register_finalizer_fn`, ordered for
+//! `GC_register_finalizer` and `_ignore_self`, unordered for `_no_order`
+//! and `_unreachable`) whose tag is the C function; `REGISTERED` maps each
+//! object to its current `(fn, client data)` so that registering returns
+//! the previous pair, as bdwgc does. The client data are roots (bdwgc keeps
+//! them in scanned memory). By default finalizers run at the end of
+//! allocation calls, outside any pause; with `GC_finalize_on_demand` only
+//! from `GC_invoke_finalizers`, and the notifier says when some wait.
+
+use std::cell::Cell;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use mosaic::{FinalizerOrder, ObjRef, Tracer, WeakKind};
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+use crate::heap::GcMutator;
+use crate::threads::{client_code, with_mutator};
+
+pub type FinalizerProc = Option<unsafe extern "C" fn(*mut c_void, *mut c_void)>;
+
+/// Object → (function, client data) of its current registration.
+static REGISTERED: Mutex<Option<FxHashMap<usize, (usize, usize)>>> = Mutex::new(None);
+/// A collection queued finalizers that have not run yet.
+static QUEUED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread is running finalizers (they may allocate: no nesting).
+    static RUNNING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Visits every registration's client data as an ambiguous root.
+pub fn scan_client_data<T: Tracer>(t: &mut T) {
+    if let Some(map) = REGISTERED.lock().as_ref() {
+        for &(_, cd) in map.values() {
+            t.visit_ambiguous(cd);
+        }
+    }
+}
+
+/// Installed on the heap at creation: a collection queued finalizers.
+pub fn notified() {
+    QUEUED.store(true, Relaxed);
+    if let Some(f) = crate::data::finalizer_notifier() {
+        // SAFETY: the program's notifier; bdwgc calls it the same way.
+        unsafe { f() };
+    }
+}
+
+/// At the end of an allocation: run what a collection queued, unless the
+/// program runs finalizers itself.
+#[inline]
+pub fn after_allocation() {
+    if QUEUED.load(Relaxed) && !crate::data::finalize_on_demand() {
+        run_pending();
+    }
+}
+
+/// Runs the queued finalizers on this thread; how many ran.
+#[cold]
+pub fn run_pending() -> usize {
+    if RUNNING.with(|r| r.replace(true)) {
+        return 0;
+    }
+    QUEUED.store(false, Relaxed);
+    let n = with_mutator(|m| m.run_finalizers().unwrap_or(0));
+    RUNNING.with(|r| r.set(false));
+    n
+}
+
+/// Mosaic's side of a finalizer: forgets the registration, then calls the
+/// program's function (as program code: a signal may stop it there).
+fn trampoline(_m: &mut GcMutator, obj: ObjRef, f: usize, cd: usize) {
+    let p = obj.addr();
+    {
+        let mut reg = REGISTERED.lock();
+        if let Some(map) = reg.as_mut() {
+            if map.get(&p) == Some(&(f, cd)) {
+                map.remove(&p);
+            }
+        }
+    }
+    // SAFETY: `f` is the non-null C function registered with this pair.
+    let f: unsafe extern "C" fn(*mut c_void, *mut c_void) = unsafe { std::mem::transmute(f) };
+    // SAFETY: bdwgc's call: the object and the client data.
+    client_code(|| unsafe { f(p as *mut c_void, cd as *mut c_void) });
+}
+
+/// Registers `f` for `obj` (removing it when `f` is null) and returns the
+/// previous registration.
+fn register(
+    obj: *mut c_void,
+    f: FinalizerProc,
+    cd: *mut c_void,
+    order: FinalizerOrder,
+) -> (FinalizerProc, *mut c_void) {
+    let none = (None, std::ptr::null_mut());
+    let Some(o) = crate::alloc::base_of(obj) else {
+        return none;
+    };
+    if o.addr() != obj as usize {
+        // bdwgc wants the object's start; anything else is ignored.
+        return none;
+    }
+    with_mutator(|m| {
+        let mut reg = REGISTERED.lock();
+        let map = reg.get_or_insert_with(Default::default);
+        let old = map.remove(&o.addr());
+        if old.is_some() {
+            m.unregister_finalizer(o);
+        }
+        if let Some(f) = f {
+            if m.register_finalizer_fn(o, order, trampoline, f as usize, cd as usize)
+                .is_ok()
+            {
+                map.insert(o.addr(), (f as usize, cd as usize));
+            }
+        }
+        match old {
+            // SAFETY: a function pointer stored from a registration.
+            Some((f, cd)) => (
+                Some(unsafe {
+                    std::mem::transmute::<usize, unsafe extern "C" fn(*mut c_void, *mut c_void)>(f)
+                }),
+                cd as *mut c_void,
+            ),
+            None => none,
+        }
+    })
+}
+
+fn register_out(
+    obj: *mut c_void,
+    f: FinalizerProc,
+    cd: *mut c_void,
+    ofn: *mut FinalizerProc,
+    ocd: *mut *mut c_void,
+    order: FinalizerOrder,
+) {
+    let (of, od) = register(obj, f, cd, order);
+    // SAFETY: the caller's optional out pointers.
+    unsafe {
+        if !ofn.is_null() {
+            *ofn = of;
+        }
+        if !ocd.is_null() {
+            *ocd = od;
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_register_finalizer(
+    obj: *mut c_void,
+    f: FinalizerProc,
+    cd: *mut c_void,
+    ofn: *mut FinalizerProc,
+    ocd: *mut *mut c_void,
+) {
+    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Ordered);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_register_finalizer_ignore_self(
+    obj: *mut c_void,
+    f: FinalizerProc,
+    cd: *mut c_void,
+    ofn: *mut FinalizerProc,
+    ocd: *mut *mut c_void,
+) {
+    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Ordered);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_register_finalizer_no_order(
+    obj: *mut c_void,
+    f: FinalizerProc,
+    cd: *mut c_void,
+    ofn: *mut FinalizerProc,
+    ocd: *mut *mut c_void,
+) {
+    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Unordered);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_register_finalizer_unreachable(
+    obj: *mut c_void,
+    f: FinalizerProc,
+    cd: *mut c_void,
+    ofn: *mut FinalizerProc,
+    ocd: *mut *mut c_void,
+) {
+    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Unordered);
+}
+
+#[no_mangle]
+pub extern "C" fn GC_invoke_finalizers() -> c_int {
+    run_pending() as c_int
+}
+
+#[no_mangle]
+pub extern "C" fn GC_should_invoke_finalizers() -> c_int {
+    c_int::from(crate::heap::heap().pending_finalizers() > 0)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_finalize_all() {
+    // Runs what is queued; bdwgc's also queues every registered object
+    // (used only at shutdown by some runtimes).
+    run_pending();
+}
+
+// ---- disappearing links ----
+
+const GC_SUCCESS: c_int = 0;
+const GC_DUPLICATE: c_int = 1;
+const GC_NO_MEMORY: c_int = 2;
+const GC_NOT_FOUND: c_int = 4;
+
+fn register_link(link: *mut *mut c_void, obj: *const c_void, kind: WeakKind) -> c_int {
+    if link.is_null() || (link as usize) % std::mem::size_of::<usize>() != 0 {
+        crate::control::abort_with(
+            "mosaic-gc: bad link given to GC_general_register_disappearing_link",
+        );
+    }
+    let Some(o) = crate::alloc::base_of(obj) else {
+        // Not a heap object: it never dies, the link is never cleared.
+        return GC_SUCCESS;
+    };
+    // SAFETY: the program promises `link` stays writable while registered.
+    match with_mutator(|m| unsafe { m.register_disappearing_link(link.cast(), o, kind) }) {
+        Ok(()) => GC_SUCCESS,
+        Err(mosaic::Error::AlreadyRegistered { .. }) => GC_DUPLICATE,
+        Err(_) => GC_NO_MEMORY,
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn GC_general_register_disappearing_link(
+    link: *mut *mut c_void,
+    obj: *const c_void,
+) -> c_int {
+    register_link(link, obj, WeakKind::Short)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_register_disappearing_link(link: *mut *mut c_void) -> c_int {
+    // The link is cleared when the object holding it dies.
+    let base = crate::alloc::base_of(link.cast())
+        .map_or(std::ptr::null(), |o| o.as_ptr().cast_const().cast());
+    register_link(link, base, WeakKind::Short)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_register_long_link(link: *mut *mut c_void, obj: *const c_void) -> c_int {
+    register_link(link, obj, WeakKind::Long)
+}
+
+fn unregister_link(link: *mut *mut c_void) -> c_int {
+    if link.is_null() {
+        return 0;
+    }
+    c_int::from(with_mutator(|m| m.unregister_weak_slot(link.cast())))
+}
+
+#[no_mangle]
+pub extern "C" fn GC_unregister_disappearing_link(link: *mut *mut c_void) -> c_int {
+    unregister_link(link)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_unregister_long_link(link: *mut *mut c_void) -> c_int {
+    unregister_link(link)
+}
+
+fn move_link(link: *mut *mut c_void, new_link: *mut *mut c_void) -> c_int {
+    if new_link.is_null() || (new_link as usize) % std::mem::size_of::<usize>() != 0 {
+        crate::control::abort_with("mosaic-gc: bad new_link given to GC_move_disappearing_link");
+    }
+    match with_mutator(|m| m.move_weak_slot(link.cast(), new_link.cast())) {
+        Ok(true) => GC_SUCCESS,
+        Ok(false) => GC_NOT_FOUND,
+        Err(_) => GC_DUPLICATE,
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn GC_move_disappearing_link(
+    link: *mut *mut c_void,
+    new_link: *mut *mut c_void,
+) -> c_int {
+    move_link(link, new_link)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_move_long_link(link: *mut *mut c_void, new_link: *mut *mut c_void) -> c_int {
+    move_link(link, new_link)
+}

@@ -1,0 +1,167 @@
+//! The one heap of the process, its embedder and its configuration.
+//!
+//! The heap is created by the first call that needs it (`GC_init`, or any
+//! allocation: bdwgc allows calls before `GC_INIT` on Linux) from bdwgc's
+//! environment variables (`GC_INITIAL_HEAP_SIZE`, `GC_MAXIMUM_HEAP_SIZE`,
+//! `GC_MARKERS`/`GC_NPROCS`, `GC_FREE_SPACE_DIVISOR`, `GC_DONT_GC`,
+//! `GC_PRINT_STATS`) on top of Mosaic's `MOSAIC_*` ones.
+
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+use mosaic::{CompactPolicy, Config, Embedder, GcEvent, Heap, HeapPolicy, ObjRef, Tracer};
+
+/// The embedder: objects are scanned by Mosaic itself (`CONSERVATIVE`) or
+/// not at all (atomic); only explicitly typed objects reach `trace`.
+pub struct Boehm;
+
+// SAFETY: `trace` visits every pointer word a typed object's descriptor
+// names (`typed.rs`); every other object is scanned conservatively by the
+// collector; `roots` visits every root range bdwgc would (`roots.rs`).
+unsafe impl Embedder for Boehm {
+    fn trace<T: Tracer>(&self, obj: ObjRef, tracer: &mut T) {
+        crate::typed::trace(obj, tracer);
+    }
+
+    fn roots<T: Tracer>(&self, tracer: &mut T) {
+        crate::roots::scan(tracer);
+    }
+}
+
+pub type GcHeap = Heap<Boehm>;
+pub type GcMutator = mosaic::Mutator<Boehm>;
+
+static HEAP: OnceLock<GcHeap> = OnceLock::new();
+
+/// `GC_disable` nesting count (collections allowed while ≤ 0).
+pub static DISABLED: AtomicI64 = AtomicI64::new(0);
+/// `GC_PRINT_STATS` was set.
+static PRINT_STATS: AtomicBool = AtomicBool::new(false);
+
+/// The heap, created on first use.
+pub fn heap() -> &'static GcHeap {
+    HEAP.get_or_init(create)
+}
+
+/// The heap if it exists already.
+pub fn heap_if_created() -> Option<&'static GcHeap> {
+    HEAP.get()
+}
+
+fn env_bytes(name: &str) -> Option<usize> {
+    let v = std::env::var(name).ok()?;
+    mosaic::parse_bytes(v.trim())
+}
+
+fn physical_memory() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages > 0 && size > 0 {
+        pages as usize * size as usize
+    } else {
+        4 << 30
+    }
+}
+
+/// Mosaic's configuration for a bdwgc program.
+pub fn config() -> Config {
+    let mut c = Config {
+        // bdwgc's heap is bounded only by memory (and GC_MAXIMUM_HEAP_SIZE).
+        max_heap: (physical_memory() / 2).clamp(1 << 30, 64 << 30),
+        compact: CompactPolicy::Never,
+        // C threads may legitimately run long between our calls; the
+        // stop signal reaches them anyway.
+        stall_warning_ms: 10_000,
+        ..Config::default()
+    };
+    if let Some(n) = env_bytes("GC_MAXIMUM_HEAP_SIZE") {
+        c.max_heap = n.max(1 << 20);
+    }
+    if let Some(n) = env_bytes("GC_INITIAL_HEAP_SIZE") {
+        c.heap_min = n.min(c.max_heap);
+    }
+    for var in ["GC_MARKERS", "GC_NPROCS"] {
+        if let Some(n) = std::env::var(var)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+        {
+            c.gc_threads = n.clamp(1, 64);
+            break;
+        }
+    }
+    if let Some(d) = std::env::var("GC_FREE_SPACE_DIVISOR")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+    {
+        if d >= 1.0 {
+            c.heap_policy = HeapPolicy::Proportional {
+                k: (1.0 / d).clamp(0.05, 100.0),
+            };
+        }
+    }
+    match c.clone().with_env() {
+        Ok(c) => c,
+        Err(e) => {
+            crate::control::warn(&format!("mosaic-gc: {e}; using the defaults\n"));
+            c
+        }
+    }
+}
+
+fn create() -> GcHeap {
+    let heap = match Heap::new(config(), Boehm) {
+        Ok(h) => h,
+        Err(e) => crate::control::abort_with(&format!("mosaic-gc: cannot create the heap: {e}")),
+    };
+    if std::env::var_os("GC_DONT_GC").is_some() {
+        DISABLED.store(1, Relaxed);
+    }
+    if std::env::var_os("GC_PRINT_STATS").is_some() {
+        PRINT_STATS.store(true, Relaxed);
+    }
+    heap.set_collection_gate(Some(Box::new(collections_allowed)));
+    heap.set_event_listener(Some(Box::new(on_event)));
+    heap.set_finalizer_notifier(Some(Box::new(crate::finalize::notified)));
+    crate::data::set_parallel(c_int::from(heap.config().gc_threads > 1));
+    let r = heap.address_range();
+    crate::data::set_plausible_bounds(r.start, r.end);
+    crate::threads::install(&heap);
+    heap
+}
+
+/// Whether a collection the allocation rate made due may start now.
+pub fn collections_allowed() -> bool {
+    DISABLED.load(Relaxed) <= 0 && crate::data::dont_gc() == 0
+}
+
+fn on_event(e: &GcEvent) {
+    match e {
+        GcEvent::CollectionStart { number, .. } => {
+            crate::control::collection_started(*number);
+        }
+        GcEvent::CollectionEnd {
+            number,
+            live_bytes,
+            heap_bytes,
+            pause,
+            ..
+        } => {
+            crate::data::set_gc_no(*number);
+            if PRINT_STATS.load(Relaxed) {
+                crate::control::warn(&format!(
+                    "mosaic-gc: collection #{number}: {} KiB live, heap {} KiB, pause {:.3} ms\n",
+                    live_bytes >> 10,
+                    heap_bytes >> 10,
+                    pause.as_secs_f64() * 1e3
+                ));
+            }
+        }
+        _ => {}
+    }
+}

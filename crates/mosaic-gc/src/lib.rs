@@ -1,0 +1,39 @@
+//! `libgc.so.1` on Mosaic: the Boehm collector's (bdwgc 8.2) C API and
+//! ABI, so that a program linked against Debian's `libgc1` runs unchanged
+//! with `LD_LIBRARY_PATH=<dir with this libgc.so.1>` (or the `mosaic-gc`
+//! command).
+//!
+//! How bdwgc's model maps onto Mosaic:
+//!
+//! - Every object is allocated `CONSERVATIVE` (each word an ambiguous
+//!   reference, interior pointers included), or uncleared and unscanned for
+//!   the `_atomic` forms; with `GC_all_interior_pointers` on (Debian's
+//!   default) each request gets one byte more, so a pointer one past the
+//!   end still falls inside the object. Objects never move (compaction
+//!   off). `GC_malloc_explicitly_typed` objects are scanned precisely
+//!   from their bitmap (`typed.rs`).
+//! - Roots (`roots.rs`): the writable `PT_LOAD` segments of every loaded
+//!   object minus `PT_GNU_RELRO` and minus this library, walked again at
+//!   each collection; `GC_add_roots` ranges; uncollectable objects; every
+//!   registered thread's stack and registers.
+//! - Threads (`threads.rs`): each registered thread owns a Mosaic mutator
+//!   with conservative stack scanning. C threads never poll safepoints, so
+//!   a collector stops them with `SIGPWR` (bdwgc's signal); the handler
+//!   parks through Mosaic's `SignalParker`. While a thread is inside one of
+//!   this library's calls the signal is deferred, and the call polls the
+//!   safepoint on its way out.
+//!
+//! Invariant: no Rust static of this library holds a pointer into the
+//! heap except through the explicit root sets (the library's own segments
+//! are not scanned).
+
+mod alloc;
+mod control;
+mod data;
+mod finalize;
+mod heap;
+mod roots;
+mod thread_api;
+mod threads;
+mod typed;
+mod unsupported;

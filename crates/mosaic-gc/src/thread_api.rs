@@ -1,0 +1,183 @@
+//! bdwgc's thread calls: registration, stack bases, blocking regions, the
+//! allocation lock, fork handling and the signal numbers.
+
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use crate::heap::heap;
+use crate::threads::{self, InGc};
+
+const GC_SUCCESS: c_int = 0;
+const GC_DUPLICATE: c_int = 1;
+const GC_UNIMPLEMENTED: c_int = 3;
+
+/// `struct GC_stack_base` on x86-64: the stack's cold end.
+#[repr(C)]
+pub struct StackBase {
+    pub mem_base: *mut c_void,
+}
+
+pub type FnType = Option<unsafe extern "C" fn(*mut c_void) -> *mut c_void>;
+pub type StackBaseFn = Option<unsafe extern "C" fn(*mut StackBase, *mut c_void) -> *mut c_void>;
+
+#[no_mangle]
+pub extern "C" fn GC_allow_register_threads() {
+    crate::control::GC_init();
+}
+
+#[no_mangle]
+pub extern "C" fn GC_register_my_thread(_sb: *const StackBase) -> c_int {
+    if threads::is_registered() {
+        return GC_DUPLICATE;
+    }
+    threads::current();
+    GC_SUCCESS
+}
+
+#[no_mangle]
+pub extern "C" fn GC_unregister_my_thread() -> c_int {
+    threads::unregister_current();
+    GC_SUCCESS
+}
+
+#[no_mangle]
+pub extern "C" fn GC_thread_is_registered() -> c_int {
+    c_int::from(threads::is_registered())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_get_stack_base(sb: *mut StackBase) -> c_int {
+    match threads::stack_top() {
+        Some(top) if !sb.is_null() => {
+            // SAFETY: the caller's out structure.
+            unsafe { (*sb).mem_base = top as *mut c_void };
+            GC_SUCCESS
+        }
+        _ => GC_UNIMPLEMENTED,
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_call_with_stack_base(f: StackBaseFn, arg: *mut c_void) -> *mut c_void {
+    let mut sb = StackBase {
+        mem_base: threads::stack_top().unwrap_or(0) as *mut c_void,
+    };
+    match f {
+        // SAFETY: the program's function with bdwgc's arguments.
+        Some(f) => unsafe { f(&mut sb, arg) },
+        None => std::ptr::null_mut(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_do_blocking(f: FnType, data: *mut c_void) -> *mut c_void {
+    let Some(f) = f else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: the program's function with its argument.
+    threads::do_blocking(|| unsafe { f(data) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_call_with_gc_active(f: FnType, data: *mut c_void) -> *mut c_void {
+    let Some(f) = f else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: as above.
+    threads::with_gc_active(|| unsafe { f(data) })
+}
+
+/// `GC_call_with_alloc_lock`: `f` runs with this thread inside a call, so
+/// no collection (and so no clearing of disappearing links) can run until
+/// it returns: a collector waits for this thread to stop.
+#[no_mangle]
+pub unsafe extern "C" fn GC_call_with_alloc_lock(f: FnType, data: *mut c_void) -> *mut c_void {
+    let Some(f) = f else {
+        return std::ptr::null_mut();
+    };
+    threads::with_mutator(|_| {
+        // SAFETY: the program's function with its argument.
+        unsafe { f(data) }
+    })
+}
+
+/// `GC_alloc_lock` / `GC_alloc_unlock`: the same exclusion as a pair.
+#[no_mangle]
+pub extern "C" fn GC_alloc_lock() {
+    threads::current();
+    std::mem::forget(InGc::enter());
+}
+
+#[no_mangle]
+pub extern "C" fn GC_alloc_unlock() {
+    drop(InGc);
+    // Stop here if a collection waited for us meanwhile.
+    threads::with_mutator(|_| ());
+}
+
+static HANDLE_FORK: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn fork_child() {
+    threads::after_fork_child();
+}
+
+#[no_mangle]
+pub extern "C" fn GC_set_handle_fork(on: c_int) {
+    if on != 0 && !HANDLE_FORK.swap(true, Relaxed) {
+        // SAFETY: registers a plain function for the child side.
+        unsafe { libc::pthread_atfork(None, None, Some(fork_child)) };
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn GC_atfork_prepare() {}
+#[no_mangle]
+pub extern "C" fn GC_atfork_parent() {}
+#[no_mangle]
+pub extern "C" fn GC_atfork_child() {
+    threads::after_fork_child();
+}
+
+#[no_mangle]
+pub extern "C" fn GC_get_suspend_signal() -> c_int {
+    threads::SIG_SUSPEND
+}
+#[no_mangle]
+pub extern "C" fn GC_get_thr_restart_signal() -> c_int {
+    threads::SIG_RESTART
+}
+#[no_mangle]
+pub extern "C" fn GC_set_suspend_signal(_sig: c_int) {}
+#[no_mangle]
+pub extern "C" fn GC_set_thr_restart_signal(_sig: c_int) {}
+
+#[no_mangle]
+pub extern "C" fn GC_get_my_stackbottom(sb: *mut StackBase) -> *mut c_void {
+    if !sb.is_null() {
+        // SAFETY: the caller's out structure.
+        unsafe { (*sb).mem_base = threads::stack_top().unwrap_or(0) as *mut c_void };
+    }
+    threads::current().cast()
+}
+
+#[no_mangle]
+pub extern "C" fn GC_register_altstack(
+    _stack: *mut c_void,
+    _size: usize,
+    _alt: *mut c_void,
+    _alt_size: usize,
+) {
+}
+
+#[no_mangle]
+pub extern "C" fn GC_is_thread_suspended(_t: libc::pthread_t) -> c_int {
+    0
+}
+
+/// Opens a library: blocking (the loader may take long, and its lock).
+#[no_mangle]
+pub unsafe extern "C" fn GC_dlopen(path: *const std::ffi::c_char, mode: c_int) -> *mut c_void {
+    heap();
+    // SAFETY: the caller's arguments.
+    threads::do_blocking(|| unsafe { libc::dlopen(path, mode) })
+}

@@ -1,0 +1,441 @@
+//! Threads: registration, the stop signal, blocking regions and bdwgc's
+//! pthread wrappers.
+//!
+//! Each registered thread owns a [`ThreadState`] (its mutator, with
+//! conservative stack scanning, and its signal parker), reached through a
+//! const thread-local (no destructor, so readable in a signal handler and
+//! during thread exit) and kept in `REGISTRY` for the stop hook. A
+//! collector's stop hook sends `SIGPWR` to every other registered thread;
+//! the handler parks it unless the thread is inside one of this library's
+//! calls (`IN_GC` > 0), in which case the call polls the safepoint on its
+//! way out ([`with_mutator`]). A pthread key's destructor unregisters a
+//! thread at exit, on its second round, so that other keys' destructors
+//! may still allocate in the first.
+//!
+//! Invariant: a thread in `REGISTRY` has a live `ThreadState` whose mutator
+//! is registered with the heap; it leaves `REGISTRY` before the state is
+//! dropped, with `IN_GC` raised so that no signal parks it meanwhile.
+
+use std::cell::Cell;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{compiler_fence, Ordering::SeqCst};
+use std::sync::OnceLock;
+
+use mosaic::SignalParker;
+use parking_lot::Mutex;
+
+use crate::heap::{heap, Boehm, GcHeap, GcMutator};
+
+/// bdwgc's signals on Linux: suspend and restart.
+pub const SIG_SUSPEND: c_int = libc::SIGPWR;
+pub const SIG_RESTART: c_int = libc::SIGXCPU;
+
+pub struct ThreadState {
+    pub mutator: GcMutator,
+    parker: SignalParker<Boehm>,
+    pthread: libc::pthread_t,
+    /// Rounds of the exit destructor seen.
+    exit_rounds: Cell<u32>,
+}
+
+thread_local! {
+    static CUR: Cell<*mut ThreadState> = const { Cell::new(std::ptr::null_mut()) };
+    static IN_GC: Cell<u32> = const { Cell::new(0) };
+}
+
+struct Entry(libc::pthread_t, *mut ThreadState);
+// SAFETY: the pointer is only compared, and the pthread_t only signalled,
+// from other threads; the state is used by its own thread only.
+unsafe impl Send for Entry {}
+
+static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+static KEY: OnceLock<libc::pthread_key_t> = OnceLock::new();
+
+/// Sets up the stop signal, the stop hook and the exit key for `heap`
+/// (once, when the heap is created; threads register on first use).
+pub fn install(heap: &GcHeap) {
+    // SAFETY: a handler that is async-signal-safe (see `on_suspend`), a
+    // no-op for the restart signal, and a key whose destructor is ours.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_suspend as *const () as usize;
+        sa.sa_flags = libc::SA_RESTART | libc::SA_SIGINFO;
+        libc::sigfillset(&mut sa.sa_mask);
+        // Let fatal signals through while parked.
+        for s in [
+            libc::SIGSEGV,
+            libc::SIGBUS,
+            libc::SIGILL,
+            libc::SIGFPE,
+            libc::SIGABRT,
+        ] {
+            libc::sigdelset(&mut sa.sa_mask, s);
+        }
+        libc::sigaction(SIG_SUSPEND, &sa, std::ptr::null_mut());
+        let mut sr: libc::sigaction = std::mem::zeroed();
+        sr.sa_sigaction = on_restart as *const () as usize;
+        sr.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sr.sa_mask);
+        libc::sigaction(SIG_RESTART, &sr, std::ptr::null_mut());
+        let mut key: libc::pthread_key_t = 0;
+        if libc::pthread_key_create(&mut key, Some(on_thread_exit)) == 0 {
+            let _ = KEY.set(key);
+        }
+    }
+    heap.set_stop_hook(Some(Box::new(stop_others)));
+}
+
+extern "C" fn on_restart(_: c_int) {}
+
+/// Signal handler: parks the thread for the pause in progress.
+extern "C" fn on_suspend(_: c_int, _: *mut libc::siginfo_t, _: *mut c_void) {
+    // SAFETY: errno is thread-local; saved and restored around the handler.
+    let saved = unsafe { *libc::__errno_location() };
+    if IN_GC.with(|d| d.get()) == 0 {
+        let ts = CUR.with(|c| c.get());
+        if !ts.is_null() {
+            // SAFETY: the state belongs to this thread and stays alive while
+            // CUR points to it; the thread was interrupted outside every
+            // call of this library (IN_GC is 0), so outside the heap.
+            unsafe { (*ts).parker.park() };
+        }
+    }
+    // SAFETY: as above.
+    unsafe { *libc::__errno_location() = saved };
+}
+
+/// The stop hook: signals every other registered thread.
+fn stop_others() {
+    // The segments are listed before any thread stops (one could hold the
+    // loader's lock).
+    crate::roots::refresh();
+    // SAFETY: pthread_self has no preconditions.
+    let me = unsafe { libc::pthread_self() };
+    for e in REGISTRY.lock().iter() {
+        // SAFETY: a registered thread has not exited (it leaves the registry
+        // first); a signal to a thread in a blocking region is ignored by it.
+        if unsafe { libc::pthread_equal(e.0, me) } == 0 {
+            unsafe { libc::pthread_kill(e.0, SIG_SUSPEND) };
+        }
+    }
+}
+
+/// Raises `IN_GC` for the scope: signals are deferred.
+pub struct InGc;
+
+impl InGc {
+    pub fn enter() -> InGc {
+        IN_GC.with(|d| d.set(d.get() + 1));
+        compiler_fence(SeqCst);
+        InGc
+    }
+}
+
+impl Drop for InGc {
+    fn drop(&mut self) {
+        compiler_fence(SeqCst);
+        IN_GC.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// Runs `f` with the calling thread's mutator (registering the thread if
+/// needed), signals deferred; then stops at the safepoint if a collection
+/// waits for this thread.
+#[inline]
+pub fn with_mutator<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
+    let ts = current();
+    let r = {
+        let _g = InGc::enter();
+        // SAFETY: the thread's own state, alive while registered; the
+        // reference ends with the call (a finalizer run from it that calls
+        // back in gets its own, see `finalize.rs`).
+        f(unsafe { &mut (*ts).mutator })
+    };
+    poll(ts);
+    r
+}
+
+/// Parks here if a pause waits for this thread (on the way out of a call).
+#[inline]
+fn poll(ts: *mut ThreadState) {
+    if IN_GC.with(|d| d.get()) != 0 {
+        return;
+    }
+    // SAFETY: as in `with_mutator`.
+    let st = unsafe { &mut *ts };
+    if st.parker.pause_requested() {
+        let _g = InGc::enter();
+        st.mutator.safepoint();
+    }
+}
+
+/// Runs client code (a finalizer, a callback) from inside a call: signals
+/// stop the thread there like anywhere in the program.
+pub fn client_code<R>(f: impl FnOnce() -> R) -> R {
+    let saved = IN_GC.with(|d| d.replace(0));
+    compiler_fence(SeqCst);
+    let r = f();
+    compiler_fence(SeqCst);
+    IN_GC.with(|d| d.set(saved));
+    r
+}
+
+/// The calling thread's state, registering the thread first if needed.
+#[inline]
+pub fn current() -> *mut ThreadState {
+    let p = CUR.with(|c| c.get());
+    if !p.is_null() {
+        return p;
+    }
+    register_current()
+}
+
+/// Whether the calling thread is registered.
+pub fn is_registered() -> bool {
+    !CUR.with(|c| c.get()).is_null()
+}
+
+#[cold]
+fn register_current() -> *mut ThreadState {
+    let heap = heap();
+    let _g = InGc::enter();
+    let mut m = match heap.mutator() {
+        Ok(m) => m,
+        Err(e) => crate::control::abort_with(&format!(
+            "mosaic-gc: cannot register thread {} with the collector: {e}",
+            mosaic_thread_name()
+        )),
+    };
+    let _ = m.set_conservative_stack(true);
+    let parker = m.signal_parker();
+    // SAFETY: pthread_self has no preconditions.
+    let me = unsafe { libc::pthread_self() };
+    let ts = Box::into_raw(Box::new(ThreadState {
+        mutator: m,
+        parker,
+        pthread: me,
+        exit_rounds: Cell::new(0),
+    }));
+    CUR.with(|c| c.set(ts));
+    REGISTRY.lock().push(Entry(me, ts));
+    if let Some(&k) = KEY.get() {
+        // SAFETY: our key; the value is only read by `on_thread_exit`.
+        unsafe { libc::pthread_setspecific(k, ts.cast()) };
+    }
+    ts
+}
+
+fn mosaic_thread_name() -> String {
+    // SAFETY: gettid has no preconditions.
+    format!("(tid {})", unsafe { libc::gettid() })
+}
+
+/// Unregisters the calling thread; whether it was registered.
+pub fn unregister_current() -> bool {
+    let ts = CUR.with(|c| c.get());
+    if ts.is_null() {
+        return false;
+    }
+    let _g = InGc::enter();
+    REGISTRY.lock().retain(|e| e.1 != ts);
+    CUR.with(|c| c.set(std::ptr::null_mut()));
+    if let Some(&k) = KEY.get() {
+        // SAFETY: our key.
+        unsafe { libc::pthread_setspecific(k, std::ptr::null()) };
+    }
+    // SAFETY: created by `register_current` on this thread, out of the
+    // registry and of CUR now: nothing else reaches it.
+    drop(unsafe { Box::from_raw(ts) });
+    true
+}
+
+/// The exit key's destructor: unregisters the thread on the second round,
+/// so that other keys' destructors of the first round may still allocate.
+unsafe extern "C" fn on_thread_exit(v: *mut c_void) {
+    let ts = v.cast::<ThreadState>();
+    if ts.is_null() || CUR.with(|c| c.get()) != ts {
+        return;
+    }
+    // SAFETY: this thread's registered state.
+    let rounds = unsafe { &(*ts).exit_rounds };
+    rounds.set(rounds.get() + 1);
+    if rounds.get() == 1 {
+        if let Some(&k) = KEY.get() {
+            // SAFETY: our key: asks for one more destructor round.
+            unsafe { libc::pthread_setspecific(k, v) };
+        }
+        return;
+    }
+    unregister_current();
+}
+
+/// `GC_do_blocking`: `f` runs with the thread detached: collections go on
+/// without it, and the stack above this frame stays scanned.
+pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
+    let ts = current();
+    // SAFETY: the thread's own state.
+    let st = unsafe { &mut *ts };
+    let entered = {
+        let _g = InGc::enter();
+        st.mutator.enter_blocking().is_ok()
+    };
+    let r = client_code(f);
+    if entered {
+        let _g = InGc::enter();
+        // SAFETY: as above (the reference is taken again after client code).
+        let _ = unsafe { &mut *ts }.mutator.leave_blocking();
+    }
+    poll(ts);
+    r
+}
+
+/// `GC_call_with_gc_active`: inside a blocking region, `f` runs attached.
+pub fn with_gc_active(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
+    let ts = current();
+    // SAFETY: the thread's own state.
+    let blocking = unsafe { &*ts }.mutator.is_blocking();
+    if blocking {
+        let _g = InGc::enter();
+        // SAFETY: as above.
+        let _ = unsafe { &mut *ts }.mutator.leave_blocking();
+    }
+    let r = client_code(f);
+    if blocking {
+        let _g = InGc::enter();
+        // SAFETY: as above.
+        let _ = unsafe { &mut *ts }.mutator.enter_blocking();
+    }
+    r
+}
+
+/// The top (highest address) of the calling thread's stack.
+pub fn stack_top() -> Option<usize> {
+    // SAFETY: pthread_getattr_np fills the attribute object we destroy.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return None;
+        }
+        let mut addr: *mut c_void = std::ptr::null_mut();
+        let mut size: usize = 0;
+        let rc = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
+        libc::pthread_attr_destroy(&mut attr);
+        (rc == 0).then(|| addr as usize + size)
+    }
+}
+
+/// After `fork` in the child: only the calling thread exists.
+pub fn after_fork_child() {
+    let me = CUR.with(|c| c.get());
+    let mut reg = REGISTRY.lock();
+    reg.retain(|e| e.1 == me);
+    drop(reg);
+    if !me.is_null() {
+        // SAFETY: this thread's own state.
+        unsafe { &mut *me }.mutator.after_fork_child();
+    }
+}
+
+/// The pthread_t of a registered state (for diagnostics).
+#[allow(dead_code)]
+pub fn pthread_of(ts: *const ThreadState) -> libc::pthread_t {
+    // SAFETY: a registered state.
+    unsafe { (*ts).pthread }
+}
+
+// ---- bdwgc's pthread wrappers (gc.h redirects to them under GC_THREADS) ----
+
+struct Start {
+    f: extern "C" fn(*mut c_void) -> *mut c_void,
+    arg: *mut c_void,
+}
+
+/// A new thread's first frame: registers, runs the client's start
+/// routine, unregisters. `C-unwind`: `pthread_exit` and cancellation
+/// unwind through it (the exit key unregisters then); it holds nothing
+/// that needs dropping while the client runs.
+extern "C-unwind" fn thread_start(p: *mut c_void) -> *mut c_void {
+    // SAFETY: boxed by `GC_pthread_create` for this thread alone.
+    let start = unsafe { Box::from_raw(p.cast::<Start>()) };
+    let (f, arg) = (start.f, start.arg);
+    drop(start);
+    current();
+    let r = f(arg);
+    unregister_current();
+    r
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_pthread_create(
+    thread: *mut libc::pthread_t,
+    attr: *const libc::pthread_attr_t,
+    f: extern "C" fn(*mut c_void) -> *mut c_void,
+    arg: *mut c_void,
+) -> c_int {
+    heap();
+    let p = Box::into_raw(Box::new(Start { f, arg }));
+    // SAFETY: the caller's arguments, passed on; the trampoline owns `p`.
+    let rc = unsafe {
+        libc::pthread_create(
+            thread,
+            attr,
+            std::mem::transmute::<
+                extern "C-unwind" fn(*mut c_void) -> *mut c_void,
+                extern "C" fn(*mut c_void) -> *mut c_void,
+            >(thread_start),
+            p.cast(),
+        )
+    };
+    if rc != 0 {
+        // SAFETY: the thread was not created: the box is still ours.
+        drop(unsafe { Box::from_raw(p) });
+    }
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_pthread_join(t: libc::pthread_t, ret: *mut *mut c_void) -> c_int {
+    // Joining blocks: let collections proceed meanwhile.
+    let r = do_blocking(|| {
+        // SAFETY: the caller's arguments.
+        unsafe { libc::pthread_join(t, ret) as usize as *mut c_void }
+    });
+    r as usize as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_pthread_detach(t: libc::pthread_t) -> c_int {
+    // SAFETY: the caller's argument.
+    unsafe { libc::pthread_detach(t) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_pthread_cancel(t: libc::pthread_t) -> c_int {
+    // SAFETY: the caller's argument.
+    unsafe { libc::pthread_cancel(t) }
+}
+
+#[no_mangle]
+pub unsafe extern "C-unwind" fn GC_pthread_exit(ret: *mut c_void) -> ! {
+    unregister_current();
+    // SAFETY: ends the calling thread, as asked.
+    unsafe { libc::pthread_exit(ret) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn GC_pthread_sigmask(
+    how: c_int,
+    set: *const libc::sigset_t,
+    old: *mut libc::sigset_t,
+) -> c_int {
+    // The suspend signal is never blocked: a thread that blocked it could
+    // not be stopped.
+    if !set.is_null() && how != libc::SIG_UNBLOCK {
+        // SAFETY: `set` is the caller's valid set, copied.
+        let mut s = unsafe { *set };
+        unsafe { libc::sigdelset(&mut s, SIG_SUSPEND) };
+        return unsafe { libc::pthread_sigmask(how, &s, old) };
+    }
+    // SAFETY: the caller's arguments.
+    unsafe { libc::pthread_sigmask(how, set, old) }
+}

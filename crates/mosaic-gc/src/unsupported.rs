@@ -1,0 +1,199 @@
+//! The debugging allocator's entry points (a 0-byte debug header: they are
+//! the plain calls) and the calls not built yet, which stop the program
+//! with a message naming the function instead of misbehaving: custom
+//! kinds and mark procedures, gcj and disclaim allocation, toggle
+//! references, fibers' stack bottoms, external world stops.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use crate::alloc::{self, Kind};
+use crate::finalize::FinalizerProc;
+
+/// Stops the program: `what` is not supported yet.
+#[cold]
+pub fn unsupported(what: &str) -> ! {
+    crate::control::abort_with(&format!(
+        "mosaic-gc: {what} is not supported yet by Mosaic's libgc.so.1 (custom kinds, mark \
+         procedures and the calls of language runtimes are the next step); run the program \
+         on the Boehm collector's own library"
+    ))
+}
+
+/// An allocation of a kind this library did not create.
+#[cold]
+pub fn custom_kind(what: &str, k: c_int) -> ! {
+    unsupported(&format!(
+        "{what} with kind {k} (a kind made by GC_new_kind)"
+    ))
+}
+
+macro_rules! not_yet {
+    ($($name:ident),* $(,)?) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name() -> *mut c_void {
+            unsupported(stringify!($name))
+        }
+    )*};
+}
+
+not_yet!(
+    GC_new_free_list,
+    GC_new_free_list_inner,
+    GC_new_kind,
+    GC_new_kind_inner,
+    GC_new_proc,
+    GC_new_proc_inner,
+    GC_mark_and_push,
+    GC_push_all,
+    GC_push_all_eager,
+    GC_push_conditional,
+    GC_set_mark_bit,
+    GC_clear_mark_bit,
+    GC_is_marked,
+    GC_gcj_malloc,
+    GC_gcj_malloc_ignore_off_page,
+    GC_debug_gcj_malloc,
+    GC_init_gcj_malloc,
+    GC_finalized_malloc,
+    GC_init_finalized_malloc,
+    GC_register_disclaim_proc,
+    GC_toggleref_add,
+    GC_set_toggleref_func,
+    GC_get_toggleref_func,
+    GC_enumerate_reachable_objects_inner,
+    GC_register_describe_type_fn,
+    GC_get_size_map_at,
+    GC_push_finalizer_structures,
+    GC_set_stackbottom,
+    GC_suspend_thread,
+    GC_resume_thread,
+    GC_stop_world_external,
+    GC_start_world_external,
+);
+
+// ---- the debugging allocator: the plain calls (GC_EXTRA_PARAMS ignored) ----
+
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc(n: usize, _s: *const c_char, _i: c_int) -> *mut c_void {
+    alloc::alloc(n, Kind::Normal)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc_atomic(n: usize, _s: *const c_char, _i: c_int) -> *mut c_void {
+    alloc::alloc(n, Kind::Atomic)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc_uncollectable(
+    n: usize,
+    _s: *const c_char,
+    _i: c_int,
+) -> *mut c_void {
+    alloc::alloc(n, Kind::Uncollectable)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc_atomic_uncollectable(
+    n: usize,
+    _s: *const c_char,
+    _i: c_int,
+) -> *mut c_void {
+    alloc::alloc(n, Kind::AtomicUncollectable)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc_ignore_off_page(
+    n: usize,
+    _s: *const c_char,
+    _i: c_int,
+) -> *mut c_void {
+    alloc::alloc(n, Kind::Normal)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc_atomic_ignore_off_page(
+    n: usize,
+    _s: *const c_char,
+    _i: c_int,
+) -> *mut c_void {
+    alloc::alloc(n, Kind::Atomic)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc_stubborn(n: usize, _s: *const c_char, _i: c_int) -> *mut c_void {
+    alloc::alloc(n, Kind::Normal)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_malloc_replacement(n: usize) -> *mut c_void {
+    alloc::alloc(n, Kind::Normal)
+}
+#[no_mangle]
+pub extern "C" fn GC_debug_generic_or_special_malloc(
+    n: usize,
+    k: c_int,
+    _s: *const c_char,
+    _i: c_int,
+) -> *mut c_void {
+    alloc::GC_malloc_kind(n, k)
+}
+#[no_mangle]
+pub unsafe extern "C" fn GC_debug_free(p: *mut c_void) {
+    // SAFETY: the caller's pointer, as for GC_free.
+    unsafe { alloc::GC_free(p) }
+}
+#[no_mangle]
+pub unsafe extern "C" fn GC_debug_realloc(
+    p: *mut c_void,
+    n: usize,
+    _s: *const c_char,
+    _i: c_int,
+) -> *mut c_void {
+    // SAFETY: as GC_realloc.
+    unsafe { alloc::GC_realloc(p, n) }
+}
+#[no_mangle]
+pub unsafe extern "C" fn GC_debug_realloc_replacement(p: *mut c_void, n: usize) -> *mut c_void {
+    // SAFETY: as GC_realloc.
+    unsafe { alloc::GC_realloc(p, n) }
+}
+#[no_mangle]
+pub unsafe extern "C" fn GC_debug_strdup(
+    s: *const c_char,
+    _f: *const c_char,
+    _i: c_int,
+) -> *mut c_char {
+    // SAFETY: as GC_strdup.
+    unsafe { alloc::GC_strdup(s) }
+}
+#[no_mangle]
+pub unsafe extern "C" fn GC_debug_strndup(
+    s: *const c_char,
+    n: usize,
+    _f: *const c_char,
+    _i: c_int,
+) -> *mut c_char {
+    // SAFETY: as GC_strndup.
+    unsafe { alloc::GC_strndup(s, n) }
+}
+
+macro_rules! debug_finalizer {
+    ($($name:ident => $plain:path),*) => {$(
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            obj: *mut c_void,
+            f: FinalizerProc,
+            cd: *mut c_void,
+            ofn: *mut FinalizerProc,
+            ocd: *mut *mut c_void,
+        ) {
+            // SAFETY: the same contract as the plain call.
+            unsafe { $plain(obj, f, cd, ofn, ocd) }
+        }
+    )*};
+}
+
+debug_finalizer!(
+    GC_debug_register_finalizer => crate::finalize::GC_register_finalizer,
+    GC_debug_register_finalizer_ignore_self => crate::finalize::GC_register_finalizer_ignore_self,
+    GC_debug_register_finalizer_no_order => crate::finalize::GC_register_finalizer_no_order,
+    GC_debug_register_finalizer_unreachable => crate::finalize::GC_register_finalizer_unreachable
+);
+
+#[no_mangle]
+pub extern "C" fn GC_get_debug_header_size() -> usize {
+    0
+}
