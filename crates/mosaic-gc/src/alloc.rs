@@ -42,14 +42,17 @@ fn with_extra_byte(n: usize) -> usize {
 /// decides (bdwgc's `GC_oom_fn`: NULL by default).
 pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
     let size = with_extra_byte(n);
-    match with_mutator(|m| m.alloc_with(size, kind.flags())) {
+    let made = with_mutator(|m| {
+        let o = m.alloc_with(size, kind.flags())?;
+        if matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable) {
+            crate::roots::add_uncollectable(o.addr());
+        }
+        Ok::<_, mosaic::Error>(o)
+    });
+    match made {
         Ok(o) => {
-            let p = o.as_ptr();
-            if matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable) {
-                crate::roots::add_uncollectable(p as usize);
-            }
             crate::finalize::after_allocation();
-            p.cast()
+            o.as_ptr().cast()
         }
         Err(_) => out_of_memory(n),
     }
@@ -264,18 +267,23 @@ pub unsafe extern "C" fn GC_posix_memalign(out: *mut *mut c_void, align: usize, 
 
 #[no_mangle]
 pub unsafe extern "C" fn GC_realloc(p: *mut c_void, n: usize) -> *mut c_void {
+    // SAFETY: the caller's contract.
+    unsafe { realloc(p, n) }
+}
+
+unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
     if p.is_null() {
         return GC_malloc(n);
     }
     let Some(obj) = base_of(p) else {
         return std::ptr::null_mut();
     };
+    let kind = crate::threads::guarded(|| kind_of(obj));
     if n == 0 {
         // SAFETY: an object of ours.
         unsafe { GC_free(p) };
         return std::ptr::null_mut();
     }
-    let kind = kind_of(obj);
     let old = usable_size(obj);
     if n <= old && n >= old / 2 {
         // Fits, and does not waste more than half: in place. The bytes past
@@ -296,15 +304,25 @@ pub unsafe extern "C" fn GC_realloc(p: *mut c_void, n: usize) -> *mut c_void {
     q
 }
 
-/// Explicit deallocation: uncollectable objects stop being roots; others
-/// are left for the collector (it finds them unreachable). Foreign pointers
-/// and second frees are ignored.
+/// Bytes given to `GC_free` since the last collection.
+pub static EXPLICITLY_FREED: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+/// Explicit deallocation: uncollectable objects stop being roots; the
+/// memory of every object is reclaimed by the next collection that finds it
+/// unreachable (Mosaic never hands a slot out while a mutator's allocation
+/// run or a lazy sweep may be using its page, so it cannot be put back at
+/// once). The bytes count in `GC_get_expl_freed_bytes_since_gc`. Foreign
+/// pointers are ignored; a second free only counts again.
 #[no_mangle]
 pub unsafe extern "C" fn GC_free(p: *mut c_void) {
     if p.is_null() {
         return;
     }
-    crate::roots::remove_uncollectable(p as usize);
+    let Some(o) = base_of(p) else { return };
+    crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
+    let size = heap().object_size(o).unwrap_or(0);
+    EXPLICITLY_FREED.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn copy_bytes(src: *const u8, len: usize, extra_nul: bool) -> *mut c_char {
@@ -366,9 +384,10 @@ pub extern "C" fn GC_base(p: *mut c_void) -> *mut c_void {
     base_of(p).map_or(std::ptr::null_mut(), |o| o.as_ptr().cast())
 }
 
+/// The object's whole slot, the extra byte included, as bdwgc answers.
 #[no_mangle]
 pub extern "C" fn GC_size(p: *const c_void) -> usize {
-    base_of(p).map_or(0, usable_size)
+    base_of(p).map_or(0, |o| heap().object_size(o).unwrap_or(0))
 }
 
 #[no_mangle]
@@ -418,7 +437,7 @@ pub unsafe extern "C" fn GC_get_kind_and_size(p: *const c_void, psize: *mut usiz
         // SAFETY: the caller's out pointer.
         unsafe { *psize = heap().object_size(o).unwrap_or(0) };
     }
-    match kind_of(o) {
+    match crate::threads::guarded(|| kind_of(o)) {
         Kind::Atomic => 0,
         Kind::Normal => 1,
         Kind::Uncollectable => 2,

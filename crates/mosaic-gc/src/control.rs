@@ -42,18 +42,18 @@ pub fn warn(msg: &str) {
 
 /// Stops the program with a message (through `GC_on_abort` if set).
 pub fn abort_with(msg: &str) -> ! {
-    if let Some(f) = data::on_abort() {
-        if let Ok(c) = std::ffi::CString::new(msg) {
-            // SAFETY: the program's abort hook.
-            unsafe { f(c.as_ptr()) };
-        }
+    match (data::on_abort(), std::ffi::CString::new(msg)) {
+        // SAFETY: the program's abort hook (by default, ours: it prints).
+        (Some(f), Ok(c)) => unsafe { f(c.as_ptr()) },
+        _ => eprintln!("{msg}"),
     }
-    eprintln!("{msg}");
     std::process::abort()
 }
 
-/// Called inside each pause, at its start.
-pub fn collection_started(_number: u64) {
+/// Called inside each pause, at its start, with the bytes allocated since
+/// the previous one.
+pub fn collection_started(allocated: u64) {
+    ALLOCATED_BEFORE.fetch_add(allocated, Relaxed);
     let p = START_CALLBACK.load(Relaxed);
     if p != 0 {
         // SAFETY: the program's start callback (it must not allocate, as in bdwgc).
@@ -86,8 +86,6 @@ fn collect() {
     if data::dont_gc() != 0 || DISABLED.load(Relaxed) > 0 {
         return;
     }
-    let before = heap().stats().allocated_since_gc;
-    ALLOCATED_BEFORE.fetch_add(before, Relaxed);
     with_mutator(|m| {
         m.collect();
         m.finish_sweep();
@@ -154,27 +152,101 @@ pub extern "C" fn GC_set_max_heap_size(n: Word) {
     }
 }
 
-// ---- statistics ----
+/// The bytes an allocation of `i` bytes really takes (its slot, the extra
+/// byte counted), or `(size_t)-1` for an index out of the small sizes:
+/// bdwgc's size map.
+#[no_mangle]
+pub extern "C" fn GC_get_size_map_at(i: c_int) -> usize {
+    if i < 0 {
+        return usize::MAX;
+    }
+    let n = i as usize + usize::from(data::all_interior_pointers());
+    heap().slot_size_for(n).unwrap_or(usize::MAX)
+}
 
-fn stats() -> mosaic::Stats {
-    heap().stats()
+static TOGGLEREF_FUNC: AtomicUsize = AtomicUsize::new(0);
+
+/// Toggle references are kept strong: the object stays alive (bdwgc asks
+/// the function whether to weaken each at a collection; keeping it is the
+/// safe answer, until the kinds of language runtimes are built).
+#[no_mangle]
+pub extern "C" fn GC_toggleref_add(obj: *mut c_void, _is_strong_ref: c_int) -> c_int {
+    if let Some(o) = crate::alloc::base_of(obj) {
+        threads::guarded(|| crate::roots::add_uncollectable(o.addr()));
+    }
+    0
+}
+#[no_mangle]
+pub extern "C" fn GC_set_toggleref_func(f: *const c_void) {
+    TOGGLEREF_FUNC.store(f as usize, Relaxed);
+}
+#[no_mangle]
+pub extern "C" fn GC_get_toggleref_func() -> *const c_void {
+    TOGGLEREF_FUNC.load(Relaxed) as *const c_void
+}
+#[no_mangle]
+pub extern "C" fn GC_register_describe_type_fn(_kind: c_int, _f: *const c_void) {}
+
+/// Whether `p`'s object is live (Mosaic's mark bits exist only during a
+/// collection; between collections every allocated object counts).
+#[no_mangle]
+pub extern "C" fn GC_is_marked(p: *const c_void) -> c_int {
+    c_int::from(crate::alloc::base_of(p).is_some())
+}
+
+/// Stops every other registered thread until `GC_start_world_external`.
+#[no_mangle]
+pub extern "C" fn GC_stop_world_external() {
+    with_mutator(|m| m.stop_world());
 }
 
 #[no_mangle]
+pub extern "C" fn GC_start_world_external() {
+    with_mutator(|m| m.resume_world());
+}
+
+pub type ReachableProc = Option<unsafe extern "C" fn(*mut c_void, usize, *mut c_void)>;
+
+/// Calls `proc(obj, bytes, data)` for every object allocated now (the
+/// program holds the allocation lock; `proc` must not allocate).
+#[no_mangle]
+pub unsafe extern "C" fn GC_enumerate_reachable_objects_inner(
+    proc_: ReachableProc,
+    data: *mut c_void,
+) {
+    let Some(f) = proc_ else { return };
+    with_mutator(|m| {
+        // SAFETY: the program's function with bdwgc's arguments.
+        m.for_each_object(|o, size| unsafe { f(o.as_ptr().cast(), size, data) })
+    });
+}
+
+// ---- statistics ----
+
+fn stats() -> mosaic::Counters {
+    heap().counters()
+}
+
+/// The most heap memory ever committed: bdwgc's heap size counts the
+/// parts given back to the OS too, so it never shrinks.
+static HEAP_HIGH_WATER: AtomicUsize = AtomicUsize::new(0);
+
+#[no_mangle]
 pub extern "C" fn GC_get_heap_size() -> usize {
-    stats().committed_bytes
+    let now = stats().committed_bytes;
+    HEAP_HIGH_WATER.fetch_max(now, Relaxed).max(now)
 }
 
 #[no_mangle]
 pub extern "C" fn GC_get_free_bytes() -> usize {
     let s = stats();
-    s.committed_bytes
-        .saturating_sub(s.last_marked_bytes as usize + s.allocated_since_gc as usize)
+    GC_get_heap_size().saturating_sub(s.last_marked_bytes as usize + s.allocated_since_gc as usize)
 }
 
 #[no_mangle]
 pub extern "C" fn GC_get_unmapped_bytes() -> usize {
-    0
+    let now = stats().committed_bytes;
+    GC_get_heap_size().saturating_sub(now)
 }
 
 #[no_mangle]
@@ -199,17 +271,17 @@ pub extern "C" fn GC_get_obtained_from_os_bytes() -> usize {
 
 #[no_mangle]
 pub extern "C" fn GC_get_expl_freed_bytes_since_gc() -> usize {
-    0
+    crate::alloc::EXPLICITLY_FREED.load(Relaxed)
 }
 
 #[no_mangle]
 pub extern "C" fn GC_get_gc_no() -> Word {
-    heap().stats().collections as Word
+    heap().counters().collections as Word
 }
 
 #[no_mangle]
 pub extern "C" fn GC_get_full_gc_total_time() -> std::ffi::c_ulong {
-    stats().pauses.total.as_millis() as std::ffi::c_ulong
+    heap().stats().pauses.total.as_millis() as std::ffi::c_ulong
 }
 
 #[no_mangle]
@@ -602,7 +674,8 @@ pub unsafe extern "C" fn GC_printf(
     e: Word,
 ) {
     // SAFETY: the caller's format and the words its conversions read.
-    unsafe { libc::printf(fmt, a, b, c, d, e) };
+    // Unbuffered, as bdwgc's: the line survives an abort right after it.
+    unsafe { dprintf(1, fmt, a, b, c, d, e) };
 }
 
 #[no_mangle]

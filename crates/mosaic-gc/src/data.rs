@@ -21,11 +21,16 @@ macro_rules! exported {
             #[no_mangle]
             pub static mut $name: $ty = $init;
         )*
+        /// Every variable's name, in `RESOLVED`'s order.
+        const NAMES: &[&str] = &[$(stringify!($name)),*];
         /// The resolved address of each variable, by name.
         fn resolve_all() {
+            let mut i = 0;
             $(
-                resolve(stringify!($name), std::ptr::addr_of_mut!($name).cast());
+                resolve(i, stringify!($name), std::ptr::addr_of_mut!($name).cast());
+                i += 1;
             )*
+            let _ = i;
         }
     };
 }
@@ -40,6 +45,15 @@ pub type ResizeFn = Option<unsafe extern "C" fn(Word)>;
 
 unsafe extern "C" fn default_oom(_: usize) -> *mut c_void {
     std::ptr::null_mut()
+}
+
+/// bdwgc's default `GC_on_abort`: the message on stderr (the caller aborts).
+unsafe extern "C" fn default_on_abort(msg: *const c_char) {
+    if !msg.is_null() {
+        // SAFETY: a NUL-terminated message from the caller.
+        let m = unsafe { std::ffi::CStr::from_ptr(msg) };
+        eprintln!("{}", m.to_string_lossy());
+    }
 }
 
 exported! {
@@ -66,7 +80,7 @@ exported! {
     GC_stackbottom: *mut c_char = std::ptr::null_mut();
     GC_oom_fn: OomFn = Some(default_oom);
     GC_finalizer_notifier: VoidFn = None;
-    GC_on_abort: AbortFn = None;
+    GC_on_abort: AbortFn = Some(default_on_abort);
     GC_on_heap_resize: ResizeFn = None;
     GC_push_other_roots: VoidFn = None;
     GC_is_valid_displacement_print_proc: PtrFn = None;
@@ -81,32 +95,30 @@ exported! {
 #[no_mangle]
 pub static GC_debug_header_size: usize = 0;
 
-const NAMES: usize = 40;
-static RESOLVED: [AtomicPtr<c_void>; NAMES] =
-    [const { AtomicPtr::new(std::ptr::null_mut()) }; NAMES];
-static RESOLVED_NAMES: parking_lot::Mutex<Vec<&'static str>> = parking_lot::Mutex::new(Vec::new());
+const SLOTS: usize = 40;
+/// The address of each variable the dynamic linker binds the program to;
+/// written once (`init`), read without a lock (a collector reads some).
+static RESOLVED: [AtomicPtr<c_void>; SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+static INIT: std::sync::Once = std::sync::Once::new();
 
-fn resolve(name: &'static str, own: *mut c_void) {
+fn resolve(i: usize, name: &'static str, own: *mut c_void) {
     let c = std::ffi::CString::new(name).expect("no NUL in a symbol name");
     // SAFETY: dlsym with a valid NUL-terminated name.
     let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c.as_ptr()) };
-    let mut names = RESOLVED_NAMES.lock();
-    let i = names.len();
-    assert!(i < NAMES, "more data objects than slots");
-    names.push(name);
     RESOLVED[i].store(if p.is_null() { own } else { p }, Relaxed);
 }
 
-/// Binds every variable to the copy the program uses (once, at init).
+/// Binds every variable to the copy the program uses (once; the heap's
+/// creation does it).
 pub fn init() {
-    if RESOLVED_NAMES.lock().is_empty() {
-        resolve_all();
-    }
+    const { assert!(NAMES.len() <= SLOTS) };
+    INIT.call_once(resolve_all);
 }
 
 fn addr(name: &str) -> *mut c_void {
-    let names = RESOLVED_NAMES.lock();
-    match names.iter().position(|n| *n == name) {
+    init();
+    match NAMES.iter().position(|n| *n == name) {
         Some(i) => RESOLVED[i].load(Relaxed),
         None => std::ptr::null_mut(),
     }
@@ -118,7 +130,6 @@ macro_rules! var {
         static CACHE: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
         let mut p = CACHE.load(Relaxed);
         if p.is_null() {
-            init();
             p = addr(stringify!($name));
             if p.is_null() {
                 p = std::ptr::addr_of_mut!($name).cast();

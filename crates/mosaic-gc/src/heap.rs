@@ -39,9 +39,25 @@ pub static DISABLED: AtomicI64 = AtomicI64::new(0);
 /// `GC_PRINT_STATS` was set.
 static PRINT_STATS: AtomicBool = AtomicBool::new(false);
 
-/// The heap, created on first use.
+/// The heap, created on first use; the thread that creates it is
+/// registered then, as bdwgc's initialisation registers its caller.
 pub fn heap() -> &'static GcHeap {
-    HEAP.get_or_init(create)
+    if let Some(h) = HEAP.get() {
+        return h;
+    }
+    let mut created = false;
+    let h = {
+        // Its locks are never held by a stopped thread.
+        let _g = crate::threads::InGc::enter();
+        HEAP.get_or_init(|| {
+            created = true;
+            create()
+        })
+    };
+    if created {
+        crate::threads::current();
+    }
+    h
 }
 
 /// The heap if it exists already.
@@ -115,6 +131,7 @@ pub fn config() -> Config {
 }
 
 fn create() -> GcHeap {
+    crate::data::init();
     let heap = match Heap::new(config(), Boehm) {
         Ok(h) => h,
         Err(e) => crate::control::abort_with(&format!("mosaic-gc: cannot create the heap: {e}")),
@@ -142,8 +159,10 @@ pub fn collections_allowed() -> bool {
 
 fn on_event(e: &GcEvent) {
     match e {
-        GcEvent::CollectionStart { number, .. } => {
-            crate::control::collection_started(*number);
+        GcEvent::CollectionStart {
+            allocated_bytes, ..
+        } => {
+            crate::control::collection_started(*allocated_bytes);
         }
         GcEvent::CollectionEnd {
             number,
@@ -153,6 +172,7 @@ fn on_event(e: &GcEvent) {
             ..
         } => {
             crate::data::set_gc_no(*number);
+            crate::alloc::EXPLICITLY_FREED.store(0, Relaxed);
             if PRINT_STATS.load(Relaxed) {
                 crate::control::warn(&format!(
                     "mosaic-gc: collection #{number}: {} KiB live, heap {} KiB, pause {:.3} ms\n",

@@ -3,6 +3,9 @@
 //! minus this library; ranges added with `GC_add_roots`; uncollectable
 //! objects; finalizers' client data. (Thread stacks are the mutators'.)
 //!
+//! Every lock here is taken with signals deferred (`guarded`), or by the
+//! collector itself: the pause reads these sets.
+//!
 //! The segments are listed again before every pause, by the collecting
 //! thread before it stops the others (`refresh`, from the stop hook), so
 //! that a library opened since is found and no stopped thread can hold the
@@ -13,6 +16,8 @@ use std::ffi::{c_char, c_int, c_void};
 use mosaic::Tracer;
 use parking_lot::Mutex;
 use rustc_hash::FxHashSet;
+
+use crate::threads::guarded;
 
 type Range = (usize, usize);
 
@@ -168,7 +173,7 @@ pub extern "C" fn GC_add_roots(low: *mut c_void, high_plus_1: *mut c_void) {
     crate::heap::heap();
     let (a, b) = (low as usize, high_plus_1 as usize);
     if a < b {
-        ADDED.lock().push((a, b));
+        guarded(|| ADDED.lock().push((a, b)));
     }
 }
 
@@ -182,25 +187,25 @@ pub extern "C" fn GC_remove_roots(low: *mut c_void, high_plus_1: *mut c_void) {
 
 #[no_mangle]
 pub extern "C" fn GC_clear_roots() {
-    ADDED.lock().clear();
+    guarded(|| ADDED.lock().clear());
 }
 
 #[no_mangle]
 pub extern "C" fn GC_exclude_static_roots(start: *mut c_void, finish: *mut c_void) {
     let (a, b) = (start as usize, finish as usize);
     if a < b {
-        EXCLUDED.lock().push((a, b));
+        guarded(|| EXCLUDED.lock().push((a, b)));
     }
 }
 
 #[no_mangle]
 pub extern "C" fn GC_clear_exclusion_table() {
-    EXCLUDED.lock().clear();
+    guarded(|| EXCLUDED.lock().clear());
 }
 
 #[no_mangle]
 pub extern "C" fn GC_register_has_static_roots_callback(cb: StaticRootsCallback) {
-    *HAS_STATIC_ROOTS.lock() = cb;
+    guarded(|| *HAS_STATIC_ROOTS.lock() = cb);
 }
 
 #[no_mangle]

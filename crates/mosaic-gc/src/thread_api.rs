@@ -115,27 +115,46 @@ pub extern "C" fn GC_alloc_unlock() {
     threads::with_mutator(|_| ());
 }
 
-static HANDLE_FORK: AtomicBool = AtomicBool::new(false);
+/// Fork handlers are always installed (when the heap is created): a
+/// thread stopped inside `fork` would hold malloc's locks, which the
+/// collector needs. `GC_set_handle_fork(-1)` says the program calls the
+/// `GC_atfork_*` functions itself around `fork`; ours then do nothing.
+static MANUAL_FORK: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn fork_child() {
-    threads::after_fork_child();
+thread_local! {
+    /// This thread is inside a program-driven prepare/parent or
+    /// prepare/child pair (several threads may fork at once).
+    static IN_MANUAL_FORK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 #[no_mangle]
 pub extern "C" fn GC_set_handle_fork(on: c_int) {
-    if on != 0 && !HANDLE_FORK.swap(true, Relaxed) {
-        // SAFETY: registers a plain function for the child side.
-        unsafe { libc::pthread_atfork(None, None, Some(fork_child)) };
-    }
+    MANUAL_FORK.store(on < 0, Relaxed);
+}
+
+/// Whether the installed handlers should act: not when the program calls
+/// the `GC_atfork_*` functions itself around this fork (or said it would).
+pub fn automatic_fork_handling() -> bool {
+    !IN_MANUAL_FORK.with(|f| f.get()) && !MANUAL_FORK.load(Relaxed)
 }
 
 #[no_mangle]
-pub extern "C" fn GC_atfork_prepare() {}
+pub extern "C" fn GC_atfork_prepare() {
+    if !IN_MANUAL_FORK.with(|f| f.replace(true)) {
+        threads::fork_prepare();
+    }
+}
 #[no_mangle]
-pub extern "C" fn GC_atfork_parent() {}
+pub extern "C" fn GC_atfork_parent() {
+    if IN_MANUAL_FORK.with(|f| f.replace(false)) {
+        threads::fork_parent();
+    }
+}
 #[no_mangle]
 pub extern "C" fn GC_atfork_child() {
-    threads::after_fork_child();
+    if IN_MANUAL_FORK.with(|f| f.replace(false)) {
+        threads::fork_child();
+    }
 }
 
 #[no_mangle]
@@ -151,13 +170,39 @@ pub extern "C" fn GC_set_suspend_signal(_sig: c_int) {}
 #[no_mangle]
 pub extern "C" fn GC_set_thr_restart_signal(_sig: c_int) {}
 
+/// Returns this thread's handle (for `GC_set_stackbottom`) and the cold end
+/// of its scanned stack.
 #[no_mangle]
 pub extern "C" fn GC_get_my_stackbottom(sb: *mut StackBase) -> *mut c_void {
+    let ts = threads::current();
     if !sb.is_null() {
+        let top = threads::scanned_stack_top(ts)
+            .or_else(threads::stack_top)
+            .unwrap_or(0);
         // SAFETY: the caller's out structure.
-        unsafe { (*sb).mem_base = threads::stack_top().unwrap_or(0) as *mut c_void };
+        unsafe { (*sb).mem_base = top as *mut c_void };
     }
-    threads::current().cast()
+    ts.cast()
+}
+
+/// Sets the cold end of the stack scanned for a thread (`handle` from
+/// `GC_get_my_stackbottom`, or null for the calling thread): for programs
+/// that switch stacks (fibers, coroutines).
+#[no_mangle]
+pub unsafe extern "C" fn GC_set_stackbottom(handle: *mut c_void, sb: *const StackBase) {
+    if sb.is_null() {
+        return;
+    }
+    let ts = if handle.is_null() {
+        threads::current()
+    } else {
+        handle.cast()
+    };
+    // SAFETY: the caller's structure.
+    let top = unsafe { (*sb).mem_base } as usize;
+    if top != 0 {
+        threads::set_scanned_stack_top(ts, top);
+    }
 }
 
 #[no_mangle]

@@ -83,6 +83,8 @@ pub fn install(heap: &GcHeap) {
         }
     }
     heap.set_stop_hook(Some(Box::new(stop_others)));
+    // SAFETY: plain functions; see `fork_prepare`.
+    unsafe { libc::pthread_atfork(Some(auto_prepare), Some(auto_parent), Some(auto_child)) };
 }
 
 extern "C" fn on_restart(_: c_int) {}
@@ -169,6 +171,23 @@ fn poll(ts: *mut ThreadState) {
     }
 }
 
+/// Runs `f` (which takes locks of this library) with signals deferred, so
+/// that no thread is ever stopped holding one of them while a collector
+/// needs it (roots and finalizer data are read in the pause); then stops
+/// at the safepoint if a collection waited meanwhile. For entry points
+/// that do not need the thread's mutator.
+pub fn guarded<R>(f: impl FnOnce() -> R) -> R {
+    let r = {
+        let _g = InGc::enter();
+        f()
+    };
+    let ts = CUR.with(|c| c.get());
+    if !ts.is_null() {
+        poll(ts);
+    }
+    r
+}
+
 /// Runs client code (a finalizer, a callback) from inside a call: signals
 /// stop the thread there like anywhere in the program.
 pub fn client_code<R>(f: impl FnOnce() -> R) -> R {
@@ -198,8 +217,21 @@ pub fn is_registered() -> bool {
 #[cold]
 fn register_current() -> *mut ThreadState {
     let heap = heap();
+    // Creating the heap registers its creator: this thread, maybe.
+    let p = CUR.with(|c| c.get());
+    if !p.is_null() {
+        return p;
+    }
     let _g = InGc::enter();
-    let mut m = match heap.mutator() {
+    let made = match heap.mutator() {
+        // A thread-key destructor of an exiting thread registers it again
+        // (bdwgc allows it): our own key's destructor, which runs in a later
+        // round (`register_current` sets the key again), drops the state.
+        // SAFETY: see above; `on_thread_exit` unregisters before the end.
+        Err(mosaic::Error::ThreadExiting { .. }) => unsafe { heap.mutator_on_exiting_thread() },
+        other => other,
+    };
+    let mut m = match made {
         Ok(m) => m,
         Err(e) => crate::control::abort_with(&format!(
             "mosaic-gc: cannot register thread {} with the collector: {e}",
@@ -308,6 +340,18 @@ pub fn with_gc_active(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
     r
 }
 
+/// The cold end of the stack scanned for a registered thread.
+pub fn scanned_stack_top(ts: *mut ThreadState) -> Option<usize> {
+    // SAFETY: a registered state (a handle the program got from us).
+    unsafe { &*ts }.parker.stack_top()
+}
+
+/// Moves the cold end of the stack scanned for a registered thread.
+pub fn set_scanned_stack_top(ts: *mut ThreadState, top: usize) {
+    // SAFETY: as above; the parker is shared, its setter atomic.
+    unsafe { &*ts }.parker.set_stack_top(top);
+}
+
 /// The top (highest address) of the calling thread's stack.
 pub fn stack_top() -> Option<usize> {
     // SAFETY: pthread_getattr_np fills the attribute object we destroy.
@@ -324,23 +368,78 @@ pub fn stack_top() -> Option<usize> {
     }
 }
 
-/// After `fork` in the child: only the calling thread exists.
-pub fn after_fork_child() {
-    let me = CUR.with(|c| c.get());
-    let mut reg = REGISTRY.lock();
-    reg.retain(|e| e.1 == me);
-    drop(reg);
-    if !me.is_null() {
-        // SAFETY: this thread's own state.
-        unsafe { &mut *me }.mutator.after_fork_child();
+// ---- fork: the forking thread stops the world around it, so that no other
+// thread is inside the collector's code (holding one of its locks, or
+// malloc's, which a collector needs) when the process is copied. ----
+
+extern "C" fn auto_prepare() {
+    if crate::thread_api::automatic_fork_handling() {
+        fork_prepare();
     }
 }
 
-/// The pthread_t of a registered state (for diagnostics).
-#[allow(dead_code)]
-pub fn pthread_of(ts: *const ThreadState) -> libc::pthread_t {
-    // SAFETY: a registered state.
-    unsafe { (*ts).pthread }
+extern "C" fn auto_parent() {
+    if crate::thread_api::automatic_fork_handling() {
+        fork_parent();
+    }
+}
+
+extern "C" fn auto_child() {
+    if crate::thread_api::automatic_fork_handling() {
+        fork_child();
+    }
+}
+
+/// Before `fork`: stops the world (see above).
+pub fn fork_prepare() {
+    let ts = current();
+    std::mem::forget(InGc::enter());
+    // SAFETY: this thread's own state.
+    unsafe { &mut *ts }.mutator.prepare_fork();
+    std::mem::forget(REGISTRY.lock());
+}
+
+/// After `fork`, in the parent.
+pub fn fork_parent() {
+    let ts = CUR.with(|c| c.get());
+    if ts.is_null() {
+        return;
+    }
+    // SAFETY: taken by this thread in `fork_prepare`.
+    unsafe { REGISTRY.force_unlock() };
+    // SAFETY: this thread's own state.
+    unsafe { &mut *ts }.mutator.after_fork_parent();
+    drop(InGc);
+    poll(ts);
+}
+
+/// After `fork`, in the child: only this thread exists now.
+pub fn fork_child() {
+    let me = CUR.with(|c| c.get());
+    if me.is_null() {
+        return;
+    }
+    // SAFETY: this thread's own state.
+    let st = unsafe { &mut *me };
+    // SAFETY: pthread_self has no preconditions.
+    st.pthread = unsafe { libc::pthread_self() };
+    {
+        // SAFETY: taken by this thread in `fork_prepare`; threads of the
+        // parent queued on it do not exist here (see World::after_fork_child).
+        let mut reg = unsafe {
+            parking_lot_core::unpark_all(
+                REGISTRY.raw() as *const _ as usize,
+                parking_lot_core::DEFAULT_UNPARK_TOKEN,
+            );
+            REGISTRY.make_guard_unchecked()
+        };
+        reg.retain(|e| e.1 == me);
+        for e in reg.iter_mut() {
+            e.0 = st.pthread;
+        }
+    }
+    st.mutator.after_fork_child();
+    drop(InGc);
 }
 
 // ---- bdwgc's pthread wrappers (gc.h redirects to them under GC_THREADS) ----
@@ -355,10 +454,13 @@ struct Start {
 /// unwind through it (the exit key unregisters then); it holds nothing
 /// that needs dropping while the client runs.
 extern "C-unwind" fn thread_start(p: *mut c_void) -> *mut c_void {
-    // SAFETY: boxed by `GC_pthread_create` for this thread alone.
-    let start = unsafe { Box::from_raw(p.cast::<Start>()) };
-    let (f, arg) = (start.f, start.arg);
-    drop(start);
+    let (f, arg) = {
+        // Our allocator's lock is never held by a stopped thread.
+        let _g = InGc::enter();
+        // SAFETY: boxed by `GC_pthread_create` for this thread alone.
+        let start = unsafe { Box::from_raw(p.cast::<Start>()) };
+        (start.f, start.arg)
+    };
     current();
     let r = f(arg);
     unregister_current();

@@ -44,13 +44,15 @@ pub unsafe extern "C" fn GC_make_descriptor(bm: *const usize, len: usize) -> usi
     if bits.iter().all(|&b| b == 0) {
         return 0;
     }
-    let mut interned = INTERNED.lock();
-    if let Some(d) = interned.iter().find(|d| d.len == len && d.bits == bits) {
-        return *d as *const Descr as usize;
-    }
-    let d: &'static Descr = Box::leak(Box::new(Descr { len, bits }));
-    interned.push(d);
-    d as *const Descr as usize
+    crate::threads::guarded(|| {
+        let mut interned = INTERNED.lock();
+        if let Some(d) = interned.iter().find(|d| d.len == len && d.bits == bits) {
+            return *d as *const Descr as usize;
+        }
+        let d: &'static Descr = Box::leak(Box::new(Descr { len, bits }));
+        interned.push(d);
+        d as *const Descr as usize
+    })
 }
 
 fn alloc_typed(elem: usize, total: usize, d: usize) -> *mut c_void {

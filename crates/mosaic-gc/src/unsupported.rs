@@ -49,7 +49,6 @@ not_yet!(
     GC_push_conditional,
     GC_set_mark_bit,
     GC_clear_mark_bit,
-    GC_is_marked,
     GC_gcj_malloc,
     GC_gcj_malloc_ignore_off_page,
     GC_debug_gcj_malloc,
@@ -57,18 +56,9 @@ not_yet!(
     GC_finalized_malloc,
     GC_init_finalized_malloc,
     GC_register_disclaim_proc,
-    GC_toggleref_add,
-    GC_set_toggleref_func,
-    GC_get_toggleref_func,
-    GC_enumerate_reachable_objects_inner,
-    GC_register_describe_type_fn,
-    GC_get_size_map_at,
     GC_push_finalizer_structures,
-    GC_set_stackbottom,
     GC_suspend_thread,
     GC_resume_thread,
-    GC_stop_world_external,
-    GC_start_world_external,
 );
 
 // ---- the debugging allocator: the plain calls (GC_EXTRA_PARAMS ignored) ----

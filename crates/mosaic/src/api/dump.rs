@@ -159,3 +159,32 @@ fn write_dump<E: Embedder>(
     }
     Ok(summary)
 }
+
+impl<E: Embedder> Mutator<E> {
+    /// Calls `f(object, size)` for every object allocated now (with the
+    /// world stopped and every page swept, as for a heap dump): sizes are
+    /// slot sizes, or a large object's size. `f` runs as a collector
+    /// callback (it cannot allocate or collect). The Boehm collector's
+    /// `GC_enumerate_reachable_objects_inner`.
+    pub fn for_each_object(&mut self, mut f: impl FnMut(ObjRef, usize)) {
+        self.with_world_stopped(|core| {
+            let table = &core.table;
+            for pool in core.pools.iter() {
+                for p in pool.pages() {
+                    let d = table.desc(p);
+                    let (base, size) = (table.page_addr(p), d.slot_size());
+                    d.alloc.for_each_set(d.slot_count(), |s| {
+                        f(ObjRef::from_heap_addr(base + s * size), size)
+                    });
+                }
+            }
+            for addr in core.large.objects(table) {
+                let size = match table.locate(addr) {
+                    crate::space::Located::Large { head, .. } => table.desc(head).large_size(),
+                    _ => continue,
+                };
+                f(ObjRef::from_heap_addr(addr), size);
+            }
+        })
+    }
+}

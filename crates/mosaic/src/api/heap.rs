@@ -181,6 +181,18 @@ impl<E: Embedder> Heap<E> {
         Some(f)
     }
 
+    /// The slot size an allocation of `size` bytes gets, or `None` if it
+    /// would be a large object.
+    pub fn slot_size_for(&self, size: usize) -> Option<usize> {
+        let c = &self.inner.core.classes;
+        c.class_of(size).map(|i| c.sizes()[i])
+    }
+
+    /// The running counters alone ([`Counters`]): a few atomic loads.
+    pub fn counters(&self) -> super::stats::Counters {
+        super::stats::Counters::collect(&self.inner.core)
+    }
+
     /// Sets the function called with every GC event (see [`GcEvent`] for
     /// where and when each is emitted); `None` removes it. The listener must
     /// not allocate in the heap or collect (refused with

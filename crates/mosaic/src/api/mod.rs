@@ -12,4 +12,4 @@ pub use dump::DumpSummary;
 pub use finalizers::FinalizerFn;
 pub use heap::{EventListener, Heap};
 pub use mutator::{Mutator, RawFastPath, SignalParker};
-pub use stats::{PoolStats, Stats};
+pub use stats::{Counters, PoolStats, Stats};

@@ -148,13 +148,25 @@ impl<E: Embedder> Heap<E> {
     /// heap: a second one is refused with [`Error::MutatorExists`] (it would
     /// deadlock every collection, as the first could never park).
     pub fn mutator(&self) -> Result<Mutator<E>, Error> {
-        Mutator::new(self.inner.clone())
+        Mutator::new(self.inner.clone(), false)
+    }
+
+    /// [`Heap::mutator`], also on a thread that is running its exit
+    /// destructors (where `mutator` refuses with [`Error::ThreadExiting`]):
+    /// for a C library whose thread-key destructors may still allocate.
+    ///
+    /// # Safety
+    /// On an exiting thread the mutator is not detached automatically when
+    /// the thread ends: the caller must drop it on this thread before the
+    /// thread is gone, or every later collection waits for it.
+    pub unsafe fn mutator_on_exiting_thread(&self) -> Result<Mutator<E>, Error> {
+        Mutator::new(self.inner.clone(), true)
     }
 }
 
 impl<E: Embedder> Mutator<E> {
     /// A mutator for the calling thread, unless it already has one of this heap.
-    pub(crate) fn new(heap: Arc<HeapInner<E>>) -> Result<Self, Error> {
+    pub(crate) fn new(heap: Arc<HeapInner<E>>, exiting_ok: bool) -> Result<Self, Error> {
         if sched::holds_mutator(Arc::as_ptr(&heap) as usize) {
             return Err(Error::MutatorExists {
                 thread: sched::describe_current_thread(),
@@ -176,7 +188,7 @@ impl<E: Embedder> Mutator<E> {
             in_blocking: AtomicBool::new(false),
             signal_parked: Arc::new(AtomicBool::new(false)),
         });
-        if !sched::hold_mutator(link.clone()) {
+        if !sched::hold_mutator(link.clone()) && !exiting_ok {
             // The thread is running its exit destructors: a mutator made now
             // could never be detached for it.
             heap.world.unregister(id);

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use super::{Heap, HeapInner, Link, Mutator};
 use crate::api::heap::SignalSlot;
 use crate::embedder::Embedder;
+use crate::sched::World;
 
 /// Parks a mutator from a signal handler on its own thread (see
 /// [`Mutator::signal_parker`]). Cheap to clone; may be kept in a
@@ -79,26 +80,91 @@ impl<E: Embedder> Mutator<E> {
 }
 
 impl<E: Embedder> Mutator<E> {
-    /// In the child process after `fork` (from a `pthread_atfork` child
-    /// handler, or right after `fork` returns 0), on the thread that
-    /// forked: only this thread exists now, so the heap forgets every
-    /// other mutator (its roots are no longer scanned, its allocation
-    /// context is abandoned) and runs collections on this thread alone (the
-    /// GC worker threads were not copied). Call it before any other use of
-    /// the heap in the child.
+    /// Stops every other mutator, as a collection does, without
+    /// collecting, until [`Mutator::resume_world`]: for a `fork` prepare
+    /// handler, so that no other thread is inside the heap's code (holding
+    /// one of its locks) when the process is copied. Waits out a collection
+    /// in progress first. The caller must call `resume_world` on this
+    /// mutator (in the parent and in the child, after
+    /// [`Mutator::after_fork_child`]) before any other use of the heap.
+    pub fn stop_world(&mut self) {
+        loop {
+            self.ensure_attached();
+            let heap = self.heap.clone();
+            let core = &heap.core;
+            core.sizer.add(self.local.flush(&core.table, &core.pools));
+            self.link.roots.record_stack();
+            if heap.world.stop(self.link.id) {
+                heap.flush_signal_parked();
+                return;
+            }
+        }
+    }
+
+    /// Ends what [`Mutator::stop_world`] began.
+    pub fn resume_world(&mut self) {
+        self.heap.world.resume();
+    }
+
+    /// Before `fork` (a `pthread_atfork` prepare handler): stops the world
+    /// ([`Mutator::stop_world`]) and holds the heap's locks that threads
+    /// outside the pause (blocking, exiting) may take, so that the child
+    /// gets none of them held by a thread it does not have. Follow it with
+    /// [`Mutator::after_fork_parent`] in the parent and
+    /// [`Mutator::after_fork_child`] in the child, on the same thread.
+    pub fn prepare_fork(&mut self) {
+        self.stop_world();
+        let heap = &self.heap;
+        std::mem::forget(heap.signal_slots.lock());
+        std::mem::forget(heap.root_tables.lock());
+        heap.world.lock_for_fork();
+    }
+
+    /// After `fork` in the parent: releases what `prepare_fork` held and
+    /// resumes the world.
+    pub fn after_fork_parent(&mut self) {
+        let heap = &self.heap;
+        heap.world.unlock_after_fork_parent();
+        // SAFETY: taken by this thread in `prepare_fork`, never released.
+        unsafe {
+            heap.root_tables.force_unlock();
+            heap.signal_slots.force_unlock();
+        }
+        self.resume_world();
+    }
+
+    /// After `fork` in the child, on the thread that forked: only this
+    /// thread exists now, so the heap forgets every other mutator (its
+    /// roots are no longer scanned, its allocation context is abandoned)
+    /// and runs collections on this thread alone (the GC worker threads
+    /// were not copied); then the world resumes.
     pub fn after_fork_child(&mut self) {
         let id = self.link.id;
-        self.heap.world.after_fork_child(id);
-        self.heap.core.workers.after_fork_child();
-        self.heap.signal_slots.lock().retain(|s| s.id == id);
+        let heap = self.heap.clone();
+        heap.world.after_fork_child(id);
+        heap.core.workers.after_fork_child();
+        // SAFETY: taken by this thread in `prepare_fork` (this thread is
+        // the forking one, in the child).
+        let (mut slots, tables) = unsafe {
+            World::forget_parked_threads(heap.signal_slots.raw() as *const _ as usize);
+            World::forget_parked_threads(heap.root_tables.raw() as *const _ as usize);
+            (
+                heap.signal_slots.make_guard_unchecked(),
+                heap.root_tables.make_guard_unchecked(),
+            )
+        };
+        slots.retain(|s| s.id == id);
         // Other threads' handles stay roots (a Root may have been handed to
         // this thread); their stacks and scopes are gone.
-        for t in self.heap.root_tables.lock().iter() {
+        for t in tables.iter() {
             if !Arc::ptr_eq(t, &self.link.roots) {
                 t.set_conservative_stack(None);
                 t.clear_scope();
             }
         }
+        drop((slots, tables));
+        heap.world.unlock_after_fork_parent();
+        self.resume_world();
     }
 }
 
@@ -127,6 +193,21 @@ impl<E: Embedder> SignalParker<E> {
             },
             || link.signal_parked.store(false, Release),
         )
+    }
+
+    /// Moves the cold end (highest address) of the stack scanned for this
+    /// mutator's thread (a fiber or coroutine switched stacks: the Boehm
+    /// collector's `GC_set_stackbottom`). Conservative stack scanning must
+    /// be on. Call it from the owner thread, or while that thread is
+    /// stopped or blocked.
+    pub fn set_stack_top(&self, top: usize) {
+        self.link.roots.move_stack_top(top);
+    }
+
+    /// The cold end of the stack scanned for this mutator's thread, if
+    /// conservative scanning is on.
+    pub fn stack_top(&self) -> Option<usize> {
+        self.link.roots.conservative_stack_top()
     }
 
     /// Whether a collection is waiting for threads to stop now.

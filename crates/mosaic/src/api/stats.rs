@@ -90,6 +90,17 @@ pub struct Stats {
     pub rss_bytes: usize,
 }
 
+/// The heap's running counters, cheap to read (a few atomic loads; no
+/// histogram, no RSS): for embedders that ask often (`GC_get_heap_size`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    pub collections: u64,
+    pub committed_bytes: usize,
+    pub heap_target: usize,
+    pub allocated_since_gc: u64,
+    pub last_marked_bytes: u64,
+}
+
 /// Statistics of one size pool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoolStats {
@@ -121,6 +132,18 @@ pub struct PoolStats {
     pub pages_released: u64,
     /// Longest lazy sweep step taken while allocating from this pool.
     pub longest_sweep_step: Duration,
+}
+
+impl Counters {
+    pub(crate) fn collect<E: Embedder>(core: &HeapCore<E>) -> Counters {
+        Counters {
+            collections: core.counters.collections.load(Relaxed),
+            committed_bytes: core.resource.committed_pages() * PAGE_SIZE,
+            heap_target: core.sizer.target() as usize,
+            allocated_since_gc: core.sizer.allocated(),
+            last_marked_bytes: core.counters.last_marked_bytes.load(Relaxed),
+        }
+    }
 }
 
 impl Stats {

@@ -143,6 +143,17 @@ impl RootTable {
         self.stack_top.store(top.unwrap_or(0), Relaxed);
     }
 
+    /// Moves the cold end of the scanned stack, keeping the recorded low
+    /// end (a fiber switch: `SignalParker::set_stack_top`).
+    pub fn move_stack_top(&self, top: usize) {
+        self.stack_top.store(top, Relaxed);
+    }
+
+    /// The cold end of the scanned stack, if scanning is on.
+    pub fn conservative_stack_top(&self) -> Option<usize> {
+        Some(self.stack_top.load(Relaxed)).filter(|&t| t != 0)
+    }
+
     /// Whether the owner's stack is scanned conservatively.
     pub fn conservative_stack(&self) -> bool {
         self.stack_top.load(Relaxed) != 0

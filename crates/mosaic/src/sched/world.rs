@@ -379,10 +379,52 @@ impl World {
         super::futex::wake_all(&self.stop_seq);
     }
 
-    /// In the child of a `fork`: forgets every mutator but `keep` (their
-    /// threads do not exist in this process). Call with no pause on.
+    /// In a child after `fork`: removes the parent's threads still queued on
+    /// the lock or condition variable at `key` from the parking lot's table
+    /// (the child copied it), so that releasing the lock never hands it to
+    /// a thread this process does not have.
+    ///
+    /// # Safety
+    /// `key` is the address of a parking_lot lock or condition variable;
+    /// call it only in a fork child, where its queued threads do not exist.
+    pub unsafe fn forget_parked_threads(key: usize) {
+        // SAFETY: unparking only removes queue entries and wakes their
+        // (absent) threads.
+        unsafe { parking_lot_core::unpark_all(key, parking_lot_core::DEFAULT_UNPARK_TOKEN) };
+    }
+
+    /// Before `fork`, with the world stopped by the caller: takes the lock
+    /// and keeps it across the `fork`, so that no thread is inside it when
+    /// the process is copied (a blocking thread that wakes up waits).
+    pub fn lock_for_fork(&self) {
+        std::mem::forget(self.state.lock());
+    }
+
+    /// After `fork`, in the parent: releases what [`World::lock_for_fork`] took.
+    pub fn unlock_after_fork_parent(&self) {
+        // SAFETY: this thread took the lock in `lock_for_fork` and never
+        // released it.
+        unsafe { self.state.force_unlock() };
+    }
+
+    /// After `fork`, in the child, on the forking thread: forgets every
+    /// mutator but `keep` (their threads do not exist in this process) and
+    /// releases the lock taken by [`World::lock_for_fork`].
     pub fn after_fork_child(&self, keep: MutatorId) {
-        let mut s = self.state.lock();
+        // Threads of the parent parked on the condition variable or the
+        // lock are still queued in the parking lot's table, which the child
+        // copied: notifying or unlocking would hand the lock to one of
+        // them, which does not exist here. Drop them from the queues.
+        // SAFETY: unparking only removes queue entries and wakes their
+        // (absent) threads; these addresses are the keys parking_lot uses
+        // for this condition variable and this mutex. The lock was taken
+        // by this thread in `lock_for_fork` (the same thread in the child).
+        let mut s = unsafe {
+            let token = parking_lot_core::DEFAULT_UNPARK_TOKEN;
+            parking_lot_core::unpark_all(&self.cv as *const Condvar as usize, token);
+            parking_lot_core::unpark_all(self.state.raw() as *const _ as usize, token);
+            self.state.make_guard_unchecked()
+        };
         s.mutators.retain(|id, _| *id == keep);
         s.active = s
             .mutators
