@@ -1,0 +1,118 @@
+//! C programs written against bdwgc's installed header (`/usr/include/gc`,
+//! Debian's libgc-dev), linked with `-lgc` against Mosaic's libgc.so and run
+//! on it: threads that never call in are stopped and scanned, a thread
+//! blocked in `read` keeps its data, bad input gets bdwgc's answers,
+//! finalizers and disappearing links behave as bdwgc documents. (bdwgc's own
+//! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
+//!
+//! Without the header the tests say so and pass (`.ci/run` installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn header_missing() -> bool {
+    if Path::new("/usr/include/gc/gc.h").exists() {
+        return false;
+    }
+    eprintln!("SKIPPED: /usr/include/gc/gc.h not found (apt-get install libgc-dev)");
+    true
+}
+
+/// `target/<profile>` with libgc.so freshly built (cargo does not rebuild a
+/// crate's cdylib for its integration tests), and a directory holding it
+/// under its soname.
+fn lib_dir() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+            let mut cmd = Command::new(env!("CARGO"));
+            cmd.args(["build", "-p", "mosaic-gc", "--lib"]);
+            if dir.file_name().is_some_and(|n| n == "release") {
+                cmd.arg("--release");
+            }
+            assert!(
+                cmd.status().expect("cargo runs").success(),
+                "building libgc.so failed"
+            );
+            let so = dir.join("libgc.so");
+            assert!(so.exists(), "{} was not built", so.display());
+            let link_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mosaic-gc-lib");
+            std::fs::create_dir_all(&link_dir).unwrap();
+            for name in ["libgc.so.1", "libgc.so"] {
+                let l = link_dir.join(name);
+                let _ = std::fs::remove_file(&l);
+                std::os::unix::fs::symlink(&so, &l).unwrap();
+            }
+            link_dir
+        })
+        .clone()
+}
+
+/// Builds `tests/c/<name>.c` against the installed header and Mosaic's
+/// library, runs it on Mosaic's library, and returns its output.
+fn run_c(name: &str) -> String {
+    let lib = lib_dir();
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let status = Command::new("cc")
+        .args(["-O1", "-Wall", "-Werror", "-pthread", "-I/usr/include/gc"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&lib)
+        .arg("-lgc")
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "compiling {} failed", src.display());
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(&exe)
+        .env("LD_LIBRARY_PATH", &lib)
+        .env_remove("MOSAIC_VERIFY")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{name} failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    stdout
+}
+
+/// Every line of the program's report ends in "ok", and there are `n`.
+fn all_ok(out: &str, n: usize) {
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), n, "report:\n{out}");
+    for l in lines {
+        assert!(l.ends_with(": ok"), "{l}\nreport:\n{out}");
+    }
+}
+
+#[test]
+fn threads_that_never_call_in_are_stopped_and_scanned() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("spinning_threads"), 4);
+}
+
+#[test]
+fn bad_input_gets_a_clear_answer_and_loses_nothing() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("bad_input"), 4);
+}
+
+#[test]
+fn finalizers_and_disappearing_links() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("finalizers_links"), 7);
+}
