@@ -2,18 +2,25 @@
 //!
 //! | workload | mode | runners | heap |
 //! |---|---|---|---|
-//! | `gcbench`, `gcbench-holes` | quick: 2x, 1 thread; full: 1.5/2/3x, 1 and 2 threads | Mosaic (Rust worker; and `mosaic-c`: the Boehm peer's own C program on Mosaic's C API, `peers/c/mosaic_c.h`), Boehm (GC_MALLOC and inline), Java Serial/Parallel/G1 (warm, and G1 cold), Go | multiple of the peak live size, the same limit for everyone (Boehm: also its initial heap, except with holes) |
+//! | `gcbench`, `gcbench-holes` | quick: 2x, 1 thread; full: 1.5/2/3x, 1 and 2 threads | Mosaic (Rust worker; and `mosaic-c`: the Boehm peer's own C program on Mosaic's C API, `peers/c/mosaic_c.h`), Boehm (GC_MALLOC and inline; both also on Mosaic's `libgc.so.1`), Java Serial/Parallel/G1 (warm, and G1 cold), Go | multiple of the peak live size, the same limit for everyone (Boehm: also its initial heap, except with holes) |
 //! | `gcbench-scaled` | full, or `--only gcbench-scaled` | Mosaic, Boehm | 2x the live size of GCBench with stretch and long-lived depth L = 16..24 |
 //! | `heap-sweep` | quick: 1.5/2/4x; full: 1.25..6x | Mosaic under each `MOSAIC_HEAP_POLICY`, Boehm | GCBench with holes at each multiple of its peak live size |
-//! | `binary-trees` | depth 16 quick, 20 full | Mosaic, Boehm, OCaml, Java x3, Go | each runtime's default |
-//! | `nqueens` | 8..10 quick, 8..11 full | OCaml, Boehm, malloc, free, bump, Mosaic (shadow stack, and conservative stack roots) | defaults |
+//! | `binary-trees` | depth 16 quick, 20 full | Mosaic, Boehm (and on Mosaic's `libgc.so.1`), OCaml, Java x3, Go | each runtime's default |
+//! | `nqueens` | 8..10 quick, 8..11 full | OCaml, Boehm (and on Mosaic's `libgc.so.1`), malloc, free, bump, Mosaic (shadow stack, and conservative stack roots) | defaults |
 //! | `varsize` | 2M / 10M replacements | Mosaic with three size-class layouts | 4 GiB |
 //! | `alloc` | 16..512 B | Mosaic (run-time size, compile-time size, UNINIT), bump, bump-zeroed (256 KiB and 4 MiB arenas), glibc, jemalloc, mimalloc | defaults |
-//! | `threads` | 1, 2, 4, 8 threads; 2M (quick) / 10M (full) allocations of 16..64 B per thread, 64Ki live per thread | Mosaic, Boehm, glibc, jemalloc, mimalloc | 4x the live size of all rings, the same for Mosaic and Boehm |
+//! | `threads` | 1, 2, 4, 8 threads; 2M (quick) / 10M (full) allocations of 16..64 B per thread, 64Ki live per thread | Mosaic, Boehm (and on Mosaic's `libgc.so.1`), glibc, jemalloc, mimalloc | 4x the live size of all rings, the same for Mosaic and Boehm |
 //! | `safepoint` | 8 and 32 threads (full: 2, 8, 32), allocating or polling; up to 100 collection requests in 1 s (full: 500 in 10 s) | Mosaic only: time to safepoint, p50/p99/max | default |
 //!
 //! The last two are in [`mutators`], which says what they measure and why
 //! it is fair.
+//!
+//! `boehm-on-mosaic` and `boehm-inline-on-mosaic` ([`on_mosaic`]) are the
+//! Boehm runners' own binaries, arguments and environment run with
+//! `LD_LIBRARY_PATH` naming a directory that holds Mosaic's drop-in
+//! `libgc.so.1` (`crates/mosaic-gc`, built by the suite:
+//! [`crate::peers::mosaic_libgc`]): the same program on the real library and
+//! on Mosaic's. Not in gcbench-scaled and heap-sweep.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -46,6 +53,9 @@ pub enum Runtime {
     /// Mosaic through its C API, in a C program shared with a peer.
     MosaicC,
     Boehm,
+    /// A Boehm peer's own binary run on Mosaic's drop-in `libgc.so.1`
+    /// (`crates/mosaic-gc`) through `LD_LIBRARY_PATH`.
+    BoehmOnMosaic,
     Java,
     Go,
     OCaml,
@@ -60,6 +70,7 @@ impl Runtime {
             Runtime::Mosaic => "stop-the-world pauses (Stats.pauses) plus the lazy sweep steps allocations took (Stats.sweep_steps)",
             Runtime::MosaicC => "mark_time_ns + sweep_time_ns of mosaic_heap_stats: every collection's marking and all sweeping, in pauses and in allocations",
             Runtime::Boehm => "each collection from GC_EVENT_START to GC_EVENT_END: stopped-world marking plus its finish under the allocator lock; lazy sweeping inside allocations not counted",
+            Runtime::BoehmOnMosaic => "not reported (0): Mosaic's libgc.so.1 accepts GC_set_on_collection_event but never calls it; GCs = GC_get_gc_no(), Mosaic's collection count",
             Runtime::Java => "GarbageCollectorMXBean.getCollectionTime() over the reported run: young and full collection pauses in whole ms; in JDK 17, G1's remark/cleanup pauses and concurrent marking not counted",
             Runtime::Go => "MemStats.PauseTotalNs over the run: stop-the-world phases only; concurrent marking (on other cores), mark assists and sweeping not counted",
             Runtime::OCaml => "not reported; GCs = minor + major collections",
@@ -74,7 +85,9 @@ impl Runtime {
             Runtime::Boehm => "the GC ms intervals, one per collection",
             Runtime::Java => "GC notification durations of the reported run, whole ms",
             Runtime::Go => "the last 256 (at most) stop-the-world pauses of the run",
-            Runtime::OCaml | Runtime::Manual | Runtime::MosaicC => "not reported",
+            Runtime::OCaml | Runtime::Manual | Runtime::MosaicC | Runtime::BoehmOnMosaic => {
+                "not reported"
+            }
         }
     }
 }
@@ -346,6 +359,40 @@ fn boehm_gcbench(peers: &Peers, p: &gcbench::Params, threads: usize, heap: usize
     ]
 }
 
+/// `real` (a Boehm runner) on Mosaic's drop-in library: the same binary,
+/// arguments and environment (its `GC_*` variables, which the drop-in
+/// honours), plus `LD_LIBRARY_PATH` naming the directory of Mosaic's
+/// `libgc.so.1` (`lib`, [`crate::peers::mosaic_libgc`]). Named
+/// `{real}-on-mosaic`; skipped when either is missing.
+pub(crate) fn on_mosaic(real: &Runner, lib: &Built) -> Runner {
+    let mut env = real.env.clone();
+    env.push((
+        "LD_LIBRARY_PATH".into(),
+        lib.as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+    ));
+    Runner {
+        peer: format!("{}-on-mosaic", real.peer),
+        program: real.program.clone(),
+        args: real.args.clone(),
+        env,
+        skip: real.skip.clone().or_else(|| {
+            lib.as_ref()
+                .err()
+                .map(|e| format!("no libgc.so.1 of Mosaic's: {e}"))
+        }),
+        runtime: Runtime::BoehmOnMosaic,
+    }
+}
+
+/// `boehm` runners followed by the same runners on Mosaic's `libgc.so.1`.
+fn with_dropin(boehm: impl IntoIterator<Item = Runner>, lib: &Built) -> Vec<Runner> {
+    let real: Vec<Runner> = boehm.into_iter().collect();
+    let dropin: Vec<Runner> = real.iter().map(|r| on_mosaic(r, lib)).collect();
+    real.into_iter().chain(dropin).collect()
+}
+
 fn mib(bytes: usize) -> usize {
     bytes >> 20
 }
@@ -391,7 +438,10 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                         &args,
                         &[("MOSAIC_MAX_HEAP", s(heap))],
                     )])
-                    .chain(boehm_gcbench(peers, &p, t, heap))
+                    .chain(with_dropin(
+                        boehm_gcbench(peers, &p, t, heap),
+                        &peers.mosaic_libgc,
+                    ))
                     .chain([
                         java("Serial", peers, o, Some(heap), "GCBench", &args),
                         java("Parallel", peers, o, Some(heap), "GCBench", &args),
@@ -481,15 +531,8 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
     // binary-trees, each runtime with its default heap policy.
     let depth = if full { 20 } else { 16 };
     let args = [s(depth)];
-    cases.push(Case {
-        workload: "binary-trees",
-        variant: format!("depth {depth}"),
-        metric: Metric::Inner,
-        expected: Some(binary_trees::expected_check(depth)),
-        baseline: "mosaic",
-        heap_factor: None,
-        runners: vec![
-            mosaic("mosaic", Spec::BinaryTrees { n: depth }),
+    let boehm = with_dropin(
+        [
             peer(
                 "boehm",
                 Runtime::Boehm,
@@ -504,19 +547,34 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                 &args,
                 &[],
             ),
-            peer(
-                "ocaml",
-                Runtime::OCaml,
-                &peers.ocaml_binary_trees,
-                &args,
-                &[],
-            ),
-            java("Serial", peers, o, None, "BinaryTrees", &args),
-            java("Parallel", peers, o, None, "BinaryTrees", &args),
-            java("G1", peers, o, None, "BinaryTrees", &args),
-            java_cold(peers, None, "BinaryTrees", &args),
-            peer("go", Runtime::Go, &peers.go_binary_trees, &args, &[]),
         ],
+        &peers.mosaic_libgc,
+    );
+    cases.push(Case {
+        workload: "binary-trees",
+        variant: format!("depth {depth}"),
+        metric: Metric::Inner,
+        expected: Some(binary_trees::expected_check(depth)),
+        baseline: "mosaic",
+        heap_factor: None,
+        runners: [mosaic("mosaic", Spec::BinaryTrees { n: depth })]
+            .into_iter()
+            .chain(boehm)
+            .chain([
+                peer(
+                    "ocaml",
+                    Runtime::OCaml,
+                    &peers.ocaml_binary_trees,
+                    &args,
+                    &[],
+                ),
+                java("Serial", peers, o, None, "BinaryTrees", &args),
+                java("Parallel", peers, o, None, "BinaryTrees", &args),
+                java("G1", peers, o, None, "BinaryTrees", &args),
+                java_cold(peers, None, "BinaryTrees", &args),
+                peer("go", Runtime::Go, &peers.go_binary_trees, &args, &[]),
+            ])
+            .collect(),
     });
 
     // n-queens: the seed's table, normalised to OCaml.
@@ -530,13 +588,19 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
         case.workload = "nqueens";
         case.runners.splice(
             1..1,
-            [
-                c("boehm", Runtime::Boehm),
-                c("boehm-inline", Runtime::Boehm),
+            with_dropin(
+                [
+                    c("boehm", Runtime::Boehm),
+                    c("boehm-inline", Runtime::Boehm),
+                ],
+                &peers.mosaic_libgc,
+            )
+            .into_iter()
+            .chain([
                 c("malloc", Runtime::Manual),
                 c("free", Runtime::Manual),
                 c("bump", Runtime::Manual),
-            ],
+            ]),
         );
         cases.push(case);
     }
@@ -631,6 +695,7 @@ mod tests {
             ocaml_nqueens: none.clone(),
             ocaml_binary_trees: none.clone(),
             java: Ok("/classes".into()),
+            mosaic_libgc: Ok("/lib/mosaic".into()),
             go_gcbench: none.clone(),
             go_binary_trees: none,
         }
@@ -695,6 +760,112 @@ mod tests {
             .map(|r| r.peer.as_str())
             .collect();
         assert_eq!(boehms, ["boehm", "boehm-inline"]);
+    }
+
+    /// Each `X-on-mosaic` runner of `case` is `X` (same program, arguments
+    /// and environment) plus `LD_LIBRARY_PATH` = Mosaic's library directory.
+    fn assert_dropin_twins(case: &Case, lib: &str, want: &[&str]) {
+        let dropin: Vec<&Runner> = case
+            .runners
+            .iter()
+            .filter(|r| r.runtime == Runtime::BoehmOnMosaic)
+            .collect();
+        let names: Vec<&str> = dropin.iter().map(|r| r.peer.as_str()).collect();
+        assert_eq!(names, want, "{} {}", case.workload, case.variant);
+        for d in dropin {
+            let name = d.peer.strip_suffix("-on-mosaic").unwrap();
+            let real = case.runners.iter().find(|r| r.peer == name).unwrap();
+            assert_eq!(real.runtime, Runtime::Boehm);
+            assert_eq!(
+                (&d.program, &d.args, &d.skip),
+                (&real.program, &real.args, &real.skip)
+            );
+            let (last, rest) = d.env.split_last().unwrap();
+            assert_eq!(rest, &real.env[..]);
+            assert_eq!(last, &("LD_LIBRARY_PATH".to_string(), lib.to_string()));
+        }
+    }
+
+    #[test]
+    fn every_boehm_runner_has_a_twin_on_mosaics_libgc() {
+        let full = Options {
+            full: true,
+            scaled_depths: vec![16],
+            ..Options::default()
+        };
+        let cases = all(&full, &peers());
+        let both = ["boehm-on-mosaic", "boehm-inline-on-mosaic"];
+        for case in &cases {
+            match case.workload {
+                "gcbench" | "gcbench-holes" | "binary-trees" | "nqueens" => {
+                    assert_dropin_twins(case, "/lib/mosaic", &both)
+                }
+                "threads" => assert_dropin_twins(case, "/lib/mosaic", &["boehm-on-mosaic"]),
+                _ => assert_dropin_twins(case, "/lib/mosaic", &[]),
+            }
+        }
+        // GCBench's limit (with holes: the cap alone) reaches the drop-in,
+        // at 1 and 2 threads.
+        let g: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.workload.starts_with("gcbench") && c.heap_factor == Some(2.0))
+            .filter(|c| c.workload != "gcbench-scaled")
+            .collect();
+        assert_eq!(g.len(), 4);
+        for c in g {
+            let d = c
+                .runners
+                .iter()
+                .find(|r| r.peer == "boehm-on-mosaic")
+                .unwrap();
+            let vars: Vec<&str> = d.env.iter().map(|(k, _)| k.as_str()).collect();
+            if c.workload == "gcbench-holes" {
+                assert_eq!(vars, ["GC_MAXIMUM_HEAP_SIZE", "LD_LIBRARY_PATH"]);
+            } else {
+                assert_eq!(
+                    vars,
+                    [
+                        "GC_MAXIMUM_HEAP_SIZE",
+                        "GC_INITIAL_HEAP_SIZE",
+                        "LD_LIBRARY_PATH"
+                    ]
+                );
+            }
+        }
+        // n-queens: one binary, the mode in its first argument.
+        let q = cases.iter().find(|c| c.workload == "nqueens").unwrap();
+        let inline = q
+            .runners
+            .iter()
+            .find(|r| r.peer == "boehm-inline-on-mosaic")
+            .unwrap();
+        assert_eq!(inline.args[0], "boehm-inline");
+    }
+
+    #[test]
+    fn without_mosaics_libgc_the_twins_are_skipped_with_the_reason() {
+        let mut p = peers();
+        p.mosaic_libgc = Err("building Mosaic's libgc.so.1 failed: boom".into());
+        p.boehm_gcbench_inline = Err("gc.h not found (package libgc-dev)".into());
+        let cases = all(&Options::default(), &p);
+        let g = cases.iter().find(|c| c.workload == "gcbench").unwrap();
+        let skip = |name: &str| {
+            g.runners
+                .iter()
+                .find(|r| r.peer == name)
+                .unwrap()
+                .skip
+                .clone()
+                .unwrap()
+        };
+        assert!(skip("boehm-on-mosaic").contains("boom"));
+        // A Boehm peer that did not build: its own reason first.
+        assert!(skip("boehm-inline-on-mosaic").contains("libgc-dev"));
+        // The real library's runners are unchanged.
+        assert!(g
+            .runners
+            .iter()
+            .any(|r| r.peer == "boehm" && r.skip.is_none()));
     }
 
     #[test]

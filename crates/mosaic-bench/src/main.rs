@@ -5,6 +5,7 @@
 //! cargo run --release -p mosaic-bench -- --full  # everything, 5 repetitions
 //! cargo run --release -p mosaic-bench -- --only gcbench-scaled --scaled-depths 16 --reps 1
 //! cargo run --release -p mosaic-bench -- --only gcbench --jvm-warmup 5
+//! cargo run --release -p mosaic-bench -- --only gcbench,nqueens --runners boehm,boehm-on-mosaic  # Boehm's binaries on the real libgc.so.1 and on Mosaic's
 //! cargo run --release -p mosaic-bench -- --only footprint   # an almost empty heap's RSS, Mosaic and Boehm
 //! cargo run --release -p mosaic-bench -- --only finalizers  # a finalizer per object: ns and bytes each, Mosaic, Boehm, Java
 //! cargo run --release -p mosaic-bench -- --only ephemerons  # a weak-keyed table: ns and bytes per entry, Mosaic, Boehm, Java
@@ -60,6 +61,13 @@
 //! others). Mosaic's worker builds its heap from
 //! `Config::from_env()`, so `MOSAIC_*` variables set on a runner (or in the
 //! suite's environment) apply.
+//!
+//! In gcbench, gcbench-holes, binary-trees, n-queens and threads, every
+//! Boehm runner has a twin `…-on-mosaic`: the same binary, arguments and
+//! environment with `LD_LIBRARY_PATH` naming a directory that holds Mosaic's
+//! drop-in `libgc.so.1` (`crates/mosaic-gc`, built by the suite into
+//! `target/mosaic-bench-peers/mosaic-libgc/`); a table after the others
+//! compares each pair.
 
 mod cases;
 mod compaction_bench;
@@ -113,6 +121,10 @@ pub struct Args {
     /// `soak_bench.rs`; default 1 repetition).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// Only runners with one of these names (e.g. `mosaic,boehm,boehm-on-mosaic`;
+    /// default: all). Ratios need the case's baseline runner among them.
+    #[arg(long, value_delimiter = ',')]
+    runners: Vec<String>,
     /// Seconds of the soak's steady phase and of its phase after the drop
     /// (`--only soak`).
     #[arg(long, value_delimiter = ',', default_values_t = [30, 15])]
@@ -222,6 +234,12 @@ fn main() {
     let mut cases = cases::all(&options, &peers);
     if !args.only.is_empty() {
         cases.retain(|c| args.only.iter().any(|o| c.workload.contains(o.as_str())));
+    }
+    if !args.runners.is_empty() {
+        for c in &mut cases {
+            c.runners.retain(|r| args.runners.contains(&r.peer));
+        }
+        cases.retain(|c| !c.runners.is_empty());
     }
     for c in &cases {
         for r in &c.runners {

@@ -30,6 +30,10 @@ pub struct Peers {
     pub ocaml_binary_trees: Built,
     /// Directory of compiled classes.
     pub java: Built,
+    /// A directory holding Mosaic's drop-in `libgc.so.1` (`crates/mosaic-gc`,
+    /// see [`mosaic_libgc`]): the `*-on-mosaic` runners run the Boehm peers'
+    /// own binaries with it as their `LD_LIBRARY_PATH`.
+    pub mosaic_libgc: Built,
     pub go_gcbench: Built,
     pub go_binary_trees: Built,
 }
@@ -80,46 +84,55 @@ pub(crate) fn cc(src: &Path, out: &Path, flags: &[&str], header: Option<(&str, &
     Ok(out.to_path_buf())
 }
 
-/// Builds a C peer against Mosaic's C library: `cargo build --release -p
-/// mosaic-capi` (the cargo running the suite, or `cargo`), then the program
-/// linked to the `libmosaic.a` that build reports, with `include/mosaic.h`.
-pub fn mosaic_c(src: &Path, out: &Path) -> Built {
-    if !has("cc") {
-        return Err(format!(
-            "no C compiler (package build-essential; {INSTALL})"
-        ));
-    }
+/// Builds `package` with `cargo build --release -p PACKAGE
+/// --message-format=json` (the cargo running the suite, or `cargo`) from
+/// the workspace root, and returns the first file of that package's
+/// artifacts that `pick` accepts. `what` names the library in errors.
+fn cargo_artifact(package: &str, what: &str, pick: impl Fn(&Path) -> bool) -> Built {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let built = Command::new(cargo)
         .current_dir(&root)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "mosaic-capi",
-            "--message-format=json",
-        ])
+        .args(["build", "--release", "-p", package, "--message-format=json"])
         .output()
-        .map_err(|e| format!("building libmosaic failed: {e}"))?;
+        .map_err(|e| format!("building {what} failed: {e}"))?;
     if !built.status.success() {
         return Err(format!(
-            "building libmosaic failed: {}",
+            "building {what} failed: {}",
             String::from_utf8_lossy(&built.stderr)
                 .lines()
                 .last()
                 .unwrap_or("")
         ));
     }
-    let lib = String::from_utf8_lossy(&built.stdout)
-        .lines()
+    artifact_in(&String::from_utf8_lossy(&built.stdout), package, pick)
+        .ok_or_else(|| format!("building {what}: cargo reported no such file for {package}"))
+}
+
+/// Whether cargo's package id `id` is package `name`'s: `NAME 1.0 (…)`
+/// (cargo before 1.77), `URL/NAME#1.0`, or `URL#NAME@1.0` (a package whose
+/// directory has another name).
+fn package_id_is(id: &str, name: &str) -> bool {
+    if let Some((url, fragment)) = id.split_once('#') {
+        match fragment.split_once('@') {
+            Some((n, _)) => n == name,
+            None => url.rsplit('/').next() == Some(name),
+        }
+    } else {
+        id.split(' ').next() == Some(name)
+    }
+}
+
+/// The first file `pick` accepts among the artifacts cargo's JSON messages
+/// report for `package`.
+fn artifact_in(json: &str, package: &str, pick: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    json.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        // The C library's artifacts (its target is named `mosaic`, as is
-        // the core crate's, whose rlib the extension filter below drops).
+        .filter(|v| v["reason"] == "compiler-artifact")
         .filter(|v| {
             v["package_id"]
                 .as_str()
-                .is_some_and(|p| p.contains("mosaic-capi"))
+                .is_some_and(|id| package_id_is(id, package))
         })
         .flat_map(|v| {
             v["filenames"]
@@ -130,8 +143,44 @@ pub fn mosaic_c(src: &Path, out: &Path) -> Built {
                 .filter_map(|f| f.as_str().map(PathBuf::from))
                 .collect::<Vec<_>>()
         })
-        .find(|f| f.extension().is_some_and(|e| e == "a"))
-        .ok_or("building libmosaic: cargo reported no libmosaic.a")?;
+        .find(|f| pick(f))
+}
+
+/// Builds Mosaic's drop-in replacement of the Boehm collector's shared
+/// library (`cargo build --release -p mosaic-gc`: `libgc.so`, soname
+/// `libgc.so.1`) and copies it as `out/mosaic-libgc/libgc.so.1`; returns that
+/// directory, for `LD_LIBRARY_PATH`. The copy replaces the old file by a
+/// rename, so a program still running with the old one keeps its mapping.
+pub fn mosaic_libgc(out: &Path) -> Built {
+    let lib = cargo_artifact("mosaic-gc", "Mosaic's libgc.so.1 (crates/mosaic-gc)", |f| {
+        f.file_name().is_some_and(|n| n == "libgc.so")
+    })?;
+    let dir = out.join("mosaic-libgc");
+    let copy = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        let tmp = dir.join(format!("libgc.so.1.{}", std::process::id()));
+        std::fs::copy(&lib, &tmp)?;
+        std::fs::rename(&tmp, dir.join("libgc.so.1"))
+    };
+    copy().map_err(|e| format!("copying {} into {}: {e}", lib.display(), dir.display()))?;
+    Ok(dir)
+}
+
+/// Builds a C peer against Mosaic's C library: `cargo build --release -p
+/// mosaic-capi` (the cargo running the suite, or `cargo`), then the program
+/// linked to the `libmosaic.a` that build reports, with `include/mosaic.h`.
+pub fn mosaic_c(src: &Path, out: &Path) -> Built {
+    if !has("cc") {
+        return Err(format!(
+            "no C compiler (package build-essential; {INSTALL})"
+        ));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // The C library's artifacts (its target is named `mosaic`, as is the
+    // core crate's, whose rlib the extension filter drops).
+    let lib = cargo_artifact("mosaic-capi", "libmosaic", |f| {
+        f.extension().is_some_and(|e| e == "a")
+    })?;
     run(
         Command::new("cc")
             .args(["-O2", "-std=gnu11", "-DUSE_MOSAIC", "-DBOEHM_INLINE"])
@@ -298,6 +347,7 @@ impl Peers {
             ocaml_nqueens: ocaml("nqueens"),
             ocaml_binary_trees: ocaml("binary_trees"),
             java: java(),
+            mosaic_libgc: mosaic_libgc(out),
             go_gcbench: go("gcbench"),
             go_binary_trees: go("binarytrees"),
         }
@@ -353,6 +403,47 @@ mod tests {
             Some(("mimalloc.h", "libmimalloc-dev")),
             "threads-mimalloc",
         );
+    }
+
+    #[test]
+    fn cargo_artifacts_are_found_by_exact_package() {
+        assert!(package_id_is(
+            "path+file:///w/crates/mosaic-gc#0.1.0",
+            "mosaic-gc"
+        ));
+        assert!(!package_id_is(
+            "path+file:///w/crates/mosaic#0.1.0",
+            "mosaic-gc"
+        ));
+        assert!(!package_id_is(
+            "path+file:///w/crates/mosaic-gc#0.1.0",
+            "mosaic"
+        ));
+        assert!(package_id_is(
+            "path+file:///w/examples/rust#mosaic-example-minimal@0.1.0",
+            "mosaic-example-minimal"
+        ));
+        assert!(package_id_is(
+            "mosaic-gc 0.1.0 (path+file:///w/crates/mosaic-gc)",
+            "mosaic-gc"
+        ));
+        // What `cargo build -p mosaic-gc --message-format=json` prints: the
+        // core crate's rlib, a build script, then the library.
+        let json = [
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///w/crates/mosaic#0.1.0","filenames":["/w/target/release/deps/libmosaic-1.rlib"]}"#,
+            r#"{"reason":"build-script-executed","package_id":"path+file:///w/crates/mosaic-gc#0.1.0","out_dir":"/w/target/release/build/x"}"#,
+            "not json",
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///w/crates/mosaic-gc#0.1.0","filenames":["/w/target/release/libgc.so"]}"#,
+            r#"{"reason":"build-finished","success":true}"#,
+        ]
+        .join("\n");
+        let is_so = |f: &Path| f.file_name().is_some_and(|n| n == "libgc.so");
+        assert_eq!(
+            artifact_in(&json, "mosaic-gc", is_so),
+            Some(PathBuf::from("/w/target/release/libgc.so"))
+        );
+        assert_eq!(artifact_in(&json, "mosaic", is_so), None);
+        assert_eq!(artifact_in(&json, "mosaic-capi", |_| true), None);
     }
 
     #[test]

@@ -32,6 +32,7 @@ use crate::cases::{Case, Metric, Runtime};
 use crate::process::Outcome;
 
 mod chart;
+mod dropin;
 mod mutators;
 
 pub use chart::charts;
@@ -250,7 +251,7 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) 
             case.workload, case.variant, case.baseline
         );
         println!(
-            "{:<20} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}",
+            "{:<24} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}",
             "peer",
             unit,
             "min–max",
@@ -265,11 +266,11 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) 
         );
         for s in summary.iter().filter(|s| s.case == ci) {
             if let Some(why) = &s.failed {
-                println!("{:<20} {why}", s.peer);
+                println!("{:<24} {why}", s.peer);
                 continue;
             }
             println!(
-                "{:<20} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}{}",
+                "{:<24} {:>9} {:>15} {:>7} {:>8} {:>8} {:>9} {:>7} {:>9} {:>22} {:>6}{}",
                 s.peer,
                 f(s.time, digits),
                 spread(s, digits),
@@ -294,6 +295,7 @@ pub fn print(cases: &[Case], summary: &[Summary], reps: usize, jvm_warmup: u32) 
     }
     nqueens_table(cases, summary);
     mutators::threads_table(cases, summary);
+    dropin::table(cases, summary);
     mutators::safepoint_table(cases, summary);
 }
 
@@ -306,7 +308,7 @@ fn nqueens_table(cases: &[Case], summary: &[Summary]) {
         return;
     }
     println!("== n-queens: time relative to OCaml, and peak RSS MB (seed 003 measured Boehm 1.4-1.7, malloc 2.2-3.1, free 1.9-2.3, bump 1.4-1.7, its region prototype 1.04-1.20) ==");
-    print!("{:<20}", "");
+    print!("{:<24}", "");
     for &c in &qs {
         print!("{:>18}", cases[c].variant);
     }
@@ -315,13 +317,15 @@ fn nqueens_table(cases: &[Case], summary: &[Summary]) {
         "ocaml",
         "boehm",
         "boehm-inline",
+        "boehm-on-mosaic",
+        "boehm-inline-on-mosaic",
         "malloc",
         "free",
         "bump",
         "mosaic",
         "mosaic-conservative",
     ] {
-        print!("{peer:<20}");
+        print!("{peer:<24}");
         for &c in &qs {
             let s = summary.iter().find(|s| s.case == c && s.peer == peer);
             let cell = format!(
@@ -354,6 +358,7 @@ pub fn write_json(
         Runtime::Mosaic,
         Runtime::MosaicC,
         Runtime::Boehm,
+        Runtime::BoehmOnMosaic,
         Runtime::Java,
         Runtime::Go,
         Runtime::OCaml,

@@ -10,6 +10,8 @@
 //! and otherwise their defaults (Mosaic's adaptive heap policy and one GC
 //! worker per core; Boehm's free-space divisor, with its parallel markers
 //! started and no extra byte per object, `peers/c/boehm.h`). The malloc peers free each replaced object and need no limit.
+//! `boehm-on-mosaic` is Boehm's binary, limit and environment with
+//! Mosaic's drop-in `libgc.so.1` ([`super::on_mosaic`]).
 //!
 //! Where the runners differ, and which way it leans: Boehm's ring array is
 //! in its heap, Mosaic's is a root array outside it, so each collector's
@@ -23,7 +25,7 @@
 
 use mosaic_bench::workloads::{safepoint, threads};
 
-use super::{boehm_heap_env, mosaic, peer, Case, Metric, Options, Runtime};
+use super::{boehm_heap_env, mosaic, on_mosaic, peer, Case, Metric, Options, Runtime};
 use crate::peers::{Built, Peers};
 use crate::worker::Spec;
 
@@ -61,6 +63,14 @@ pub fn threads(o: &Options, peers: &Peers) -> Vec<Case> {
             let boehm_heap = HEAP_FACTOR * p.live_bytes();
             let args = p.peer_args();
             let c = |name: &str, built: &Built| peer(name, Runtime::Manual, built, &args, &[]);
+            let boehm = peer(
+                "boehm",
+                Runtime::Boehm,
+                &peers.threads_boehm,
+                &args,
+                &boehm_heap_env(boehm_heap),
+            );
+            let dropin = on_mosaic(&boehm, &peers.mosaic_libgc);
             Case {
                 workload: "threads",
                 variant: format!(
@@ -81,13 +91,8 @@ pub fn threads(o: &Options, peers: &Peers) -> Vec<Case> {
                             max_heap: heap,
                         },
                     ),
-                    peer(
-                        "boehm",
-                        Runtime::Boehm,
-                        &peers.threads_boehm,
-                        &args,
-                        &boehm_heap_env(boehm_heap),
-                    ),
+                    boehm,
+                    dropin,
                     c("glibc", &peers.threads_glibc),
                     c("jemalloc", &peers.threads_jemalloc),
                     c("mimalloc", &peers.threads_mimalloc),
@@ -156,7 +161,17 @@ mod tests {
             };
             assert_eq!(case.expected, Some(p.expected_check()));
             let names: Vec<&str> = case.runners.iter().map(|r| r.peer.as_str()).collect();
-            assert_eq!(names, ["mosaic", "boehm", "glibc", "jemalloc", "mimalloc"]);
+            assert_eq!(
+                names,
+                [
+                    "mosaic",
+                    "boehm",
+                    "boehm-on-mosaic",
+                    "glibc",
+                    "jemalloc",
+                    "mimalloc"
+                ]
+            );
             let heap = HEAP_FACTOR * p.object_bytes();
             let spec: serde_json::Value = serde_json::from_str(&case.runners[0].args[1]).unwrap();
             assert_eq!(spec["workload"], "threads");
@@ -171,7 +186,19 @@ mod tests {
             ];
             assert_eq!(boehm.env, env);
             assert_eq!(boehm.skip, None);
-            for r in &case.runners[2..] {
+            // The same binary, arguments and limit on Mosaic's libgc.so.1.
+            let dropin = &case.runners[2];
+            assert_eq!(dropin.runtime, Runtime::BoehmOnMosaic);
+            assert_eq!(
+                (&dropin.program, &dropin.args),
+                (&boehm.program, &boehm.args)
+            );
+            assert_eq!(dropin.env[..2], env);
+            assert_eq!(
+                dropin.env[2],
+                ("LD_LIBRARY_PATH".to_string(), "/lib/mosaic".to_string())
+            );
+            for r in &case.runners[3..] {
                 assert_eq!(r.args, p.peer_args());
                 assert!(r.skip.as_deref().unwrap().contains("not built"));
             }

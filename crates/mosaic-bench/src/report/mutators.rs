@@ -38,13 +38,13 @@ pub fn threads_table(cases: &[Case], summary: &[Summary]) {
         "== threads: million allocations per second over all threads (speed-up over {}; peak RSS MB), {cores} cores ==",
         head(&first.variant)
     );
-    print!("{:<10}", "");
+    print!("{:<16}", "");
     for (_, c) in &cs {
         print!("{:>24}", head(&c.variant));
     }
     println!();
     for r in &first.runners {
-        print!("{:<10}", r.peer);
+        print!("{:<16}", r.peer);
         let run = |ci: usize| {
             summary
                 .iter()
