@@ -21,6 +21,8 @@
 //! clearing or queueing anything.
 
 mod common;
+#[path = "model/conservative.rs"]
+mod conservative;
 #[path = "model/finalizers.rs"]
 mod model_finalizers;
 #[path = "common/model_graph.rs"]
@@ -115,6 +117,8 @@ enum Op {
     },
     /// Pins, ambiguous roots, compactions, resize hints (`model/moving.rs`).
     Moving(moving::MovingOp),
+    /// Conservative objects and their words (`model/conservative.rs`).
+    Conservative(conservative::ConsOp),
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -167,6 +171,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Collect),
         1 => any::<usize>().prop_map(|target| Op::PanickingCollect { target }),
         4 => moving::op().prop_map(Op::Moving),
+        6 => conservative::op().prop_map(Op::Conservative),
     ]
 }
 
@@ -183,11 +188,12 @@ fn kind_of(long: bool) -> WeakKind {
 }
 
 /// What the harness replays on the model, in order: collections (objects
-/// marked, then finalizers queued, from the event listener) and finalizers
-/// starting (id, address).
+/// marked, then finalizers queued, from the event listener), finalizers
+/// starting (id, address) and the pairs they allocate (id, address, slot).
 enum Event {
     Collected(u64, Option<usize>, Vec<Move>),
     Ran(u64, usize),
+    Allocated(u64, usize, usize),
 }
 
 type Log = Arc<Mutex<Vec<Event>>>;
@@ -210,10 +216,13 @@ struct Harness {
     /// Panicking collections may panic on objects first traced by
     /// finalization, after short weak references were cleared.
     late_panics: bool,
+    /// Conservative objects, and where ambiguous words find objects.
+    cons: conservative::ConsState,
 }
 
 impl Harness {
     fn new(config: Config, late_panics: bool) -> Self {
+        let cons = conservative::ConsState::new(&config);
         let heap = heap(config);
         let log = Log::default();
         let l = log.clone();
@@ -247,6 +256,7 @@ impl Harness {
             log,
             late_panics,
             pins: HashMap::new(),
+            cons,
         }
     }
 
@@ -274,6 +284,7 @@ impl Harness {
                 Event::Collected(marked, queued, moves) => {
                     let mut roots = extra.to_vec();
                     roots.extend(running.map(|r| r.0));
+                    self.resolve_conservative();
                     let out = self.g.simulate(&roots);
                     assert_eq!(
                         marked as usize,
@@ -281,6 +292,7 @@ impl Harness {
                         "objects marked vs the model's: {out:?}"
                     );
                     assert_eq!(queued, Some(out.chosen.len()), "finalizers queued");
+                    self.cons.pinned = self.conservative_pins(&out.marked);
                     self.apply(&out);
                     self.apply_moves(&moves);
                     collected = true;
@@ -292,6 +304,7 @@ impl Harness {
                     assert_eq!((id, a), (next, self.addr[&next].addr()), "next finalizer");
                     running = Some((id, fin));
                 }
+                Event::Allocated(id, a, size) => self.finalizer_allocated(id, a, size),
             }
         }
         self.finalized(running);
@@ -320,7 +333,8 @@ impl Harness {
             if let Kind::Bytes { cleanup: true, .. } = d.node.kind {
                 self.dead_cleanup.insert(d.id);
             }
-            self.addr.remove(&d.id);
+            let a = self.addr.remove(&d.id).unwrap();
+            self.cons.died(d.id, a.addr());
         }
     }
 
@@ -329,6 +343,7 @@ impl Harness {
     fn add(&mut self, id: u64, o: ObjRef, node: Node, collected: bool) {
         self.g.objs.insert(id, node);
         self.addr.insert(id, o);
+        self.cons.placed(id, self.heap.object_size(o).expect("an object"));
         if collected {
             self.check_state();
         }
@@ -342,7 +357,7 @@ impl Harness {
             self.g.roots.push(id);
             return;
         }
-        let containers = self.accessible(|n| n.is_container());
+        let containers = self.containers();
         if let Some(c) = pick(&containers, into.0).filter(|&c| c != id) {
             let f = into.1 % self.g.objs[&c].fields.len();
             self.g.objs.get_mut(&c).unwrap().fields[f] = Some(id);
@@ -423,7 +438,7 @@ impl Harness {
                 n.fields = vec![k, v];
             }
             Op::Link { src, field, dst } => {
-                let Some(c) = pick(&self.accessible(|n| n.is_container()), src) else {
+                let Some(c) = pick(&self.containers(), src) else {
                     return;
                 };
                 let f = field % self.g.objs[&c].fields.len();
@@ -479,7 +494,8 @@ impl Harness {
                     self.m
                         .register_finalizer_fn(obj, order, log_ran, tag, id as usize)
                 } else {
-                    let f = finalizer(self.log.clone(), id, fin);
+                    let ids = self.cons.fin_ids.clone();
+                    let f = finalizer(self.log.clone(), ids, id, fin);
                     self.m.register_finalizer(obj, order, f)
                 };
                 let n = self.g.objs.get_mut(&id).unwrap();
@@ -560,9 +576,11 @@ impl Harness {
                 set_field(o, f, None);
             }
             Op::Moving(ref op) => self.apply_moving(op),
+            Op::Conservative(ref op) => self.apply_conservative(op),
             Op::RunFinalizers => self.run_finalizers(),
             Op::Collect => self.collect_and_check(),
             Op::PanickingCollect { target } => {
+                self.resolve_conservative();
                 let out = self.g.simulate(&[]);
                 let candidates = if self.late_panics {
                     &out.marked
@@ -572,7 +590,7 @@ impl Harness {
                 let traced: Vec<u64> = candidates
                     .iter()
                     .copied()
-                    .filter(|id| self.g.objs[id].is_traced())
+                    .filter(|&id| self.g.objs[&id].is_traced() && !self.cons.is_conservative(id))
                     .collect();
                 let Some(id) = pick(&traced, target) else {
                     return;

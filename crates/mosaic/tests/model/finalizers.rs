@@ -1,19 +1,27 @@
 //! The model test's finalizers: a closure that logs its run and may
 //! allocate, resurrect or register again, and a plain function that logs.
 
+use std::sync::atomic::AtomicU64;
+
 use super::*;
 
 /// The finalizer of object `id`: logs that it runs, allocates (possibly
-/// collecting) if asked, then does `fin.then`.
+/// collecting) if asked, then does `fin.then`. The pair it allocates takes
+/// its id from `ids` and is logged: a conservative object's word may
+/// come to point into it and keep it.
 pub(super) fn finalizer(
     log: Log,
+    ids: Arc<AtomicU64>,
     id: u64,
     fin: Fin,
 ) -> impl FnOnce(&mut TestMutator, ObjRef) + Send {
     move |m, obj| {
         log.lock().push(Event::Ran(id, obj.addr()));
         if fin.alloc {
-            new_pair(m, 0, None, None).expect("allocation in a finalizer");
+            let pid = ids.fetch_add(1, Relaxed);
+            let p = new_pair(m, pid, None, None).expect("allocation in a finalizer");
+            let size = m.heap().object_size(p).expect("an object");
+            log.lock().push(Event::Allocated(pid, p.addr(), size));
         }
         let heap = m.heap();
         match fin.then {
@@ -26,7 +34,7 @@ pub(super) fn finalizer(
                     then: Then::Nothing,
                     ..fin
                 };
-                let _ = m.register_finalizer(obj, fin.order, finalizer(log, id, again));
+                let _ = m.register_finalizer(obj, fin.order, finalizer(log, ids, id, again));
             }
         }
     }

@@ -109,14 +109,15 @@ impl Harness {
                 self.after_collect();
             }
             MovingOp::Resize { target, extra } => {
-                let vectors = self.accessible(|n| matches!(n.kind, Kind::Vector(_)));
+                let mut vectors = self.accessible(|n| matches!(n.kind, Kind::Vector(_)));
+                vectors.retain(|&id| !self.cons.is_conservative(id));
                 let Some(id) = pick(&vectors, target) else {
                     return;
                 };
                 let Kind::Vector(n) = self.g.objs[&id].kind else {
                     unreachable!()
                 };
-                let want = HEADER + 8 * n + extra;
+                let want = HEADER + 8 * n + extra + self.cons.padding(id);
                 self.heap.embedder().resize_to.lock().insert(id, want);
             }
         }
@@ -143,6 +144,11 @@ impl Harness {
                 !self.g.ambiguous.contains(&id),
                 "object {id} under an ambiguous word moved"
             );
+            assert!(
+                !self.cons.pinned.contains(&id),
+                "object {id} under a conservative object's word moved"
+            );
+            self.cons.moved(id, from, new);
             if let Some(&want) = self.heap.embedder().resize_to.lock().get(&id) {
                 assert!(
                     new >= want.min(old),
@@ -167,6 +173,10 @@ impl Harness {
                 assert_eq!(key, self.addr_of(mo.fields[0]), "key of ephemeron {id}");
                 let v = self.addr_of(mo.fields[1]);
                 assert_eq!(value, v, "value of ephemeron {id} ({:?})", mo.fields);
+                continue;
+            }
+            if self.cons.is_conservative(id) {
+                self.check_conservative(id, o);
                 continue;
             }
             let (tag, len, hid) = header(o);
