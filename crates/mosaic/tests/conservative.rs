@@ -202,3 +202,48 @@ fn ordered_finalization_follows_ambiguous_words_too() {
     m.run_finalizers().unwrap();
     assert_eq!(*log.lock().unwrap(), vec![1, 2], "then B");
 }
+
+#[test]
+fn words_of_a_conservative_object_marked_for_its_finalizer_pin_what_they_point_into() {
+    use mosaic::FinalizerOrder;
+    // The holder is unreachable: only the finalizer pass marks it (and,
+    // through its words, the pairs), after the strong closure. The pairs
+    // must be pinned as firmly as if the strong closure had found them.
+    let heap = heap(Config {
+        verify: true,
+        verify_compaction: true,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let n = 50;
+    let mut held = Vec::new();
+    {
+        let holder = new_flagged_conservative(&mut m, 1_000, n).unwrap();
+        let _r = m.root(holder).unwrap();
+        for i in 0..n {
+            let p = new_pair(&mut m, 5_000 + i as u64, None, None).unwrap();
+            new_pair(&mut m, 0, None, None).unwrap();
+            set_word(holder, i, p.addr() + 8);
+            held.push((5_000 + i as u64, p.addr()));
+        }
+        let ran2 = ran.clone();
+        let expect = held.clone();
+        m.register_finalizer(holder, FinalizerOrder::Unordered, move |_, o| {
+            // The pairs are where the holder's words say, intact.
+            for (i, &(id, addr)) in expect.iter().enumerate() {
+                // SAFETY: word i of the (live, finalizing) holder.
+                let w = unsafe { *(o.as_ptr().add(HEADER) as *const usize).add(i) };
+                assert_eq!(w, addr + 8);
+                let p = ObjRef::from_ptr(addr as *mut u8).unwrap();
+                assert_eq!(header(p).2, id, "pair {id} moved or overwritten");
+            }
+            ran2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
+        .unwrap();
+    }
+    // Moves everything movable at every collection and checks for stale words.
+    m.collect();
+    m.run_finalizers().unwrap();
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

@@ -548,8 +548,7 @@ impl<E: Embedder> Drop for Mutator<E> {
 mod slow_path;
 
 #[path = "signal_stop.rs"]
-mod signal_stop;
-pub use signal_stop::SignalParker;
+pub mod signal_stop;
 
 #[cfg(test)]
 #[path = "mutator_tests.rs"]

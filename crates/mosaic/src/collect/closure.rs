@@ -99,7 +99,7 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
     let table = &core.table;
     let weak_start = Instant::now();
     let mut finalizers = 0;
-    let pins = marker.take_pins();
+    let mut pins = marker.take_pins();
     let (objects, bytes) = if core.ephemerons.any() || core.finalizers.any() {
         let mut m = marker.watching();
         let mut pass = EphemeronPass::begin(&core.ephemerons, table, &mut m);
@@ -125,6 +125,10 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         weak.clear(short);
         core.finalizers.enqueue(table, chosen);
         pass.finish(table);
+        // Ambiguous words met while the weak phases marked (a conservative
+        // object reached only through an ephemeron's value or a finalizable
+        // object) pin their targets too.
+        pins.extend(m.take_pins());
         (m.marked, m.marked_bytes)
     } else {
         weak.clear(weak.unmarked(table, WeakKind::Short));
