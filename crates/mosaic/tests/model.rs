@@ -343,7 +343,8 @@ impl Harness {
     fn add(&mut self, id: u64, o: ObjRef, node: Node, collected: bool) {
         self.g.objs.insert(id, node);
         self.addr.insert(id, o);
-        self.cons.placed(id, self.heap.object_size(o).expect("an object"));
+        self.cons
+            .placed(id, self.heap.object_size(o).expect("an object"));
         if collected {
             self.check_state();
         }
