@@ -73,7 +73,7 @@ pub fn run_pending() -> usize {
 
 /// Mosaic's side of a finalizer: forgets the registration, then calls the
 /// program's function (as program code: a signal may stop it there).
-fn trampoline(_m: &mut GcMutator, obj: ObjRef, f: usize, cd: usize) {
+fn trampoline(m: &mut GcMutator, obj: ObjRef, f: usize, cd: usize) {
     let p = obj.addr();
     {
         let mut reg = REGISTERED.lock();
@@ -85,8 +85,11 @@ fn trampoline(_m: &mut GcMutator, obj: ObjRef, f: usize, cd: usize) {
     }
     // SAFETY: `f` is the non-null C function registered with this pair.
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) = unsafe { std::mem::transmute(f) };
-    // SAFETY: bdwgc's call: the object and the client data.
-    client_code(|| unsafe { f(p as *mut c_void, cd as *mut c_void) });
+    // SAFETY: bdwgc's call: the object and the client data. Calls it makes
+    // into this library use `m` (`lend`).
+    crate::threads::lend(m, || {
+        client_code(|| unsafe { f(p as *mut c_void, cd as *mut c_void) })
+    });
 }
 
 /// Registers `f` for `obj` (removing it when `f` is null) and returns the

@@ -41,6 +41,17 @@ pub struct ThreadState {
 thread_local! {
     static CUR: Cell<*mut ThreadState> = const { Cell::new(std::ptr::null_mut()) };
     static IN_GC: Cell<u32> = const { Cell::new(0) };
+    /// The mutator a running finalizer was handed (`finalize.rs`): calls the
+    /// finalizer makes use it, not a second reference to the same mutator.
+    static LENT: Cell<*mut GcMutator> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Runs `f` with `m` lent to the calls it makes (a finalizer's).
+pub fn lend<R>(m: &mut GcMutator, f: impl FnOnce() -> R) -> R {
+    let saved = LENT.with(|l| l.replace(m));
+    let r = f();
+    LENT.with(|l| l.set(saved));
+    r
 }
 
 struct Entry(libc::pthread_t, *mut ThreadState);
@@ -148,13 +159,28 @@ pub fn with_mutator<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
     let ts = current();
     let r = {
         let _g = InGc::enter();
-        // SAFETY: the thread's own state, alive while registered; the
-        // reference ends with the call (a finalizer run from it that calls
-        // back in gets its own, see `finalize.rs`).
-        f(unsafe { &mut (*ts).mutator })
+        // SAFETY: see `mutator_of`.
+        f(unsafe { mutator_of(ts) })
     };
     poll(ts);
     r
+}
+
+/// The calling thread's mutator: its own, or the one lent to a running
+/// finalizer (`lend`), reborrowed from the reference `run_finalizers` holds.
+///
+/// # Safety
+/// `ts` is the calling thread's registered state; the reference must end
+/// before the call that made it returns.
+unsafe fn mutator_of<'a>(ts: *mut ThreadState) -> &'a mut GcMutator {
+    let lent = LENT.with(|l| l.get());
+    if lent.is_null() {
+        // SAFETY: the caller's promise.
+        unsafe { &mut (*ts).mutator }
+    } else {
+        // SAFETY: lent for the finalizer's duration, on this thread.
+        unsafe { &mut *lent }
+    }
 }
 
 /// Parks here if a pause waits for this thread (on the way out of a call).
@@ -164,10 +190,10 @@ fn poll(ts: *mut ThreadState) {
         return;
     }
     // SAFETY: as in `with_mutator`.
-    let st = unsafe { &mut *ts };
-    if st.parker.pause_requested() {
+    if unsafe { &*ts }.parker.pause_requested() {
         let _g = InGc::enter();
-        st.mutator.safepoint();
+        // SAFETY: see `mutator_of`.
+        unsafe { mutator_of(ts) }.safepoint();
     }
 }
 
@@ -305,17 +331,16 @@ unsafe extern "C" fn on_thread_exit(v: *mut c_void) {
 /// without it, and the stack above this frame stays scanned.
 pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
     let ts = current();
-    // SAFETY: the thread's own state.
-    let st = unsafe { &mut *ts };
     let entered = {
         let _g = InGc::enter();
-        st.mutator.enter_blocking().is_ok()
+        // SAFETY: see `mutator_of`; each reference ends with its statement.
+        unsafe { mutator_of(ts) }.enter_blocking().is_ok()
     };
     let r = client_code(f);
     if entered {
         let _g = InGc::enter();
-        // SAFETY: as above (the reference is taken again after client code).
-        let _ = unsafe { &mut *ts }.mutator.leave_blocking();
+        // SAFETY: as above.
+        let _ = unsafe { mutator_of(ts) }.leave_blocking();
     }
     poll(ts);
     r
@@ -324,18 +349,18 @@ pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
 /// `GC_call_with_gc_active`: inside a blocking region, `f` runs attached.
 pub fn with_gc_active(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
     let ts = current();
-    // SAFETY: the thread's own state.
-    let blocking = unsafe { &*ts }.mutator.is_blocking();
+    // SAFETY: see `mutator_of`; each reference ends with its statement.
+    let blocking = unsafe { mutator_of(ts) }.is_blocking();
     if blocking {
         let _g = InGc::enter();
         // SAFETY: as above.
-        let _ = unsafe { &mut *ts }.mutator.leave_blocking();
+        let _ = unsafe { mutator_of(ts) }.leave_blocking();
     }
     let r = client_code(f);
     if blocking {
         let _g = InGc::enter();
         // SAFETY: as above.
-        let _ = unsafe { &mut *ts }.mutator.enter_blocking();
+        let _ = unsafe { mutator_of(ts) }.enter_blocking();
     }
     r
 }
