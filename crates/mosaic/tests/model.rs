@@ -1,25 +1,32 @@
 //! Model-based randomized test: random allocation, linking, overwriting,
 //! root drops, finalizers (both orders; some resurrect their object, some
 //! register a new finalizer, some allocate and so may collect), weak
-//! handles and weak slots (short and long), ephemerons and collections,
-//! checked against a plain Rust model of the object graph and of what a
-//! collection does (`common/model_graph.rs`), in several collector
-//! configurations (lazy, verify, stress, eager sweep, Ruby's size pools,
-//! every heap policy; verify and stress with 1, 2 and 4 GC workers).
+//! handles and weak slots (short and long), ephemerons, pins, ambiguous
+//! roots and compactions (`model/moving.rs`), conservative objects and
+//! their words (`model/conservative.rs`) and collections, checked against
+//! a plain Rust model of the object graph and of what a collection does
+//! (`common/model_graph.rs`), in several collector configurations (lazy,
+//! verify, stress, eager sweep, Ruby's size pools, every heap policy,
+//! compaction; verify and stress with 1, 2 and 4 GC workers).
 //!
 //! After every collection, explicit, inside an allocation or inside a
 //! finalizer: the marker marked exactly the model's count and queued
-//! exactly its number of finalizers; every object the model still has
-//! keeps its exact contents (header, fields, byte patterns, weak slots and
-//! ephemeron words, each null exactly when the model cleared it); weak
-//! handles read what the model says; the heap's counts of weak handles,
-//! weak slots, ephemerons and finalizers match. After sweeping, the live
-//! count equals the model's, and `on_free` ran for exactly the dead objects
-//! that asked for cleanup. Finalizers run exactly in the model's queue
-//! order (each once, on the right object). Some collections are made to
-//! panic inside `trace`: they must be abandoned without losing, freeing,
+//! exactly its number of finalizers; no pinned object and nothing an
+//! ambiguous word (a root's or a conservative object's) points into moved;
+//! every object the model still has is at the address the harness tracks
+//! (`on_move` replayed) with its exact contents (header, fields, byte
+//! patterns, weak slots and ephemeron words, each null exactly when the
+//! model cleared it, conservative objects' words); weak handles read what
+//! the model says; the heap's counts of weak handles, weak slots,
+//! ephemerons and finalizers match (`model/check.rs`). After sweeping, the
+//! live count equals the model's, and `on_free` ran for exactly the dead
+//! objects that asked for cleanup. Finalizers run exactly in the model's
+//! queue order (each once, on the right object). Some collections are made
+//! to panic inside `trace`: they must be abandoned without losing, freeing,
 //! clearing or queueing anything.
 
+#[path = "model/check.rs"]
+mod check;
 mod common;
 #[path = "model/conservative.rs"]
 mod conservative;
@@ -655,33 +662,6 @@ impl Harness {
             freed, self.dead_cleanup,
             "on_free ran for exactly the dead cleanup objects"
         );
-    }
-
-    /// The heap agrees with the model: counts, weak handles, contents.
-    fn check_state(&self) {
-        let stats = self.heap.stats();
-        let counts = (
-            stats.weak_handles,
-            stats.weak_slots,
-            stats.ephemerons,
-            stats.finalizers_registered,
-            stats.finalizers_pending,
-        );
-        let model = (
-            self.g.handles.len(),
-            self.g.slot_count(),
-            self.g.ephemeron_count(),
-            self.g.finalizer_count(),
-            self.g.queue.len(),
-        );
-        assert_eq!(
-            counts, model,
-            "(weak handles, weak slots, ephemerons, finalizers registered, pending)"
-        );
-        for (i, (w, h)) in self.weak.iter().zip(&self.g.handles).enumerate() {
-            assert_eq!(w.get(), self.addr_of(h.1), "weak handle {i} on {:?}", h);
-        }
-        self.check_contents();
     }
 }
 

@@ -159,46 +159,4 @@ impl Harness {
                 .insert(id, ObjRef::from_ptr(to as *mut u8).unwrap());
         }
     }
-
-    pub(super) fn check_contents(&self) {
-        for (&id, mo) in &self.g.objs {
-            let o = self.addr[&id];
-            assert!(
-                self.heap.is_object(o.as_ptr()),
-                "object {id} is no longer allocated"
-            );
-            if mo.is_ephemeron() {
-                let key = self.heap.ephemeron_key(o).expect("an ephemeron");
-                let value = self.heap.ephemeron_value(o).expect("an ephemeron");
-                assert_eq!(key, self.addr_of(mo.fields[0]), "key of ephemeron {id}");
-                let v = self.addr_of(mo.fields[1]);
-                assert_eq!(value, v, "value of ephemeron {id} ({:?})", mo.fields);
-                continue;
-            }
-            if self.cons.is_conservative(id) {
-                self.check_conservative(id, o);
-                continue;
-            }
-            let (tag, len, hid) = header(o);
-            assert_eq!(hid, id, "header id of object {id}");
-            match mo.kind {
-                Kind::Pair => assert_eq!((tag, len), (PAIR, 2)),
-                Kind::Vector(n) => assert_eq!((tag, len as usize), (VECTOR, n)),
-                Kind::WeakBox(n) => assert_eq!((tag, len as usize), (WEAKBOX, n)),
-                Kind::Bytes { len: n, .. } => {
-                    assert_eq!((tag, len as usize), (BYTES, n));
-                    assert!(bytes_match(o, mo.seed), "bytes of object {id} changed");
-                }
-                Kind::Ephemeron => unreachable!(),
-            }
-            for (i, f) in mo.fields.iter().enumerate() {
-                assert_eq!(
-                    field(o, i),
-                    self.addr_of(*f),
-                    "field {i} of object {id} ({:?})",
-                    mo.slots.get(i)
-                );
-            }
-        }
-    }
 }
