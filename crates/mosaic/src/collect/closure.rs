@@ -155,7 +155,9 @@ fn traced_end(table: &PageTable, o: usize) -> Option<usize> {
         }
         Located::Large { head, .. } => {
             let d = table.desc(head);
-            (!d.no_pointers.get(0)).then(|| o + d.large_size())
+            // Its whole pages: an ambiguous word anywhere in them is a
+            // reference to this object (the marker resolves it so).
+            (!d.no_pointers.get(0)).then(|| o + (d.span() << crate::space::PAGE_SHIFT))
         }
         _ => None,
     }
