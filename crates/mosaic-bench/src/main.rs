@@ -6,6 +6,7 @@
 //! cargo run --release -p mosaic-bench -- --only gcbench-scaled --scaled-depths 16 --reps 1
 //! cargo run --release -p mosaic-bench -- --only gcbench --jvm-warmup 5
 //! cargo run --release -p mosaic-bench -- --only gcbench,nqueens --runners boehm,boehm-on-mosaic  # Boehm's binaries on the real libgc.so.1 and on Mosaic's
+//! cargo run --release -p mosaic-bench -- --full --only gcbench --variants '2x heap'     # GCBench at 2x, 1 and 2 threads, with and without holes
 //! cargo run --release -p mosaic-bench -- --only footprint   # an almost empty heap's RSS, Mosaic and Boehm
 //! cargo run --release -p mosaic-bench -- --only finalizers  # a finalizer per object: ns and bytes each, Mosaic, Boehm, Java
 //! cargo run --release -p mosaic-bench -- --only ephemerons  # a weak-keyed table: ns and bytes per entry, Mosaic, Boehm, Java
@@ -125,6 +126,10 @@ pub struct Args {
     /// default: all). Ratios need the case's baseline runner among them.
     #[arg(long, value_delimiter = ',')]
     runners: Vec<String>,
+    /// Only cases whose variant contains one of these (e.g. `2x heap` for
+    /// GCBench at twice its live size, `8 threads`; default: all).
+    #[arg(long, value_delimiter = ',')]
+    variants: Vec<String>,
     /// Seconds of the soak's steady phase and of its phase after the drop
     /// (`--only soak`).
     #[arg(long, value_delimiter = ',', default_values_t = [30, 15])]
@@ -234,6 +239,9 @@ fn main() {
     let mut cases = cases::all(&options, &peers);
     if !args.only.is_empty() {
         cases.retain(|c| args.only.iter().any(|o| c.workload.contains(o.as_str())));
+    }
+    if !args.variants.is_empty() {
+        cases.retain(|c| args.variants.iter().any(|v| c.variant.contains(v.as_str())));
     }
     if !args.runners.is_empty() {
         for c in &mut cases {
