@@ -30,18 +30,22 @@ fn the_start_event_carries_the_time_to_reach_the_safepoint() {
     let heap = heap(small_config());
     let log = record(&heap);
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut m = heap.mutator().unwrap();
-            tx.send(()).unwrap();
-            // Attached, not polling: the collection waits for this thread.
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            m.safepoint();
-        });
+    // A joined thread, not a scoped one: ThreadSanitizer sees the join
+    // (pthread_join) order the thread's last writes before the heap's drop.
+    let h2 = heap.clone();
+    let t = std::thread::spawn(move || {
+        let mut m = h2.mutator().unwrap();
+        tx.send(()).unwrap();
+        // Attached, not polling: the collection waits for this thread.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        m.safepoint();
+    });
+    {
         let mut m = heap.mutator().unwrap();
         rx.recv().unwrap();
         m.collect();
-    });
+    }
+    t.join().unwrap();
     let events = log.lock().clone();
     let tts = events.iter().find_map(|e| match *e {
         GcEvent::CollectionStart {
