@@ -42,20 +42,22 @@ fn with_extra_byte(n: usize) -> usize {
 /// decides (bdwgc's `GC_oom_fn`: NULL by default).
 pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
     let size = with_extra_byte(n);
-    let made = with_mutator(|m| {
-        let o = m.alloc_with(size, kind.flags())?;
-        if matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable) {
-            crate::roots::add_uncollectable(o.addr());
-        }
-        Ok::<_, mosaic::Error>(o)
-    });
-    match made {
+    // A pointer, not a `Result`, out of the closure: the result comes back
+    // in a register (a large `Result` moved through memory cost a stall).
+    let p = with_mutator(|m| match m.alloc_with(size, kind.flags()) {
         Ok(o) => {
-            crate::finalize::after_allocation();
-            o.as_ptr().cast()
+            if matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable) {
+                crate::roots::add_uncollectable(o.addr());
+            }
+            o.as_ptr()
         }
-        Err(_) => out_of_memory(n),
+        Err(_) => std::ptr::null_mut(),
+    });
+    if p.is_null() {
+        return out_of_memory(n);
     }
+    crate::finalize::after_allocation();
+    p.cast()
 }
 
 /// Calls the OOM function (from a C frame: a C++ exception thrown there
@@ -202,19 +204,31 @@ fn many_count(n: usize) -> usize {
     (4096 / n.max(16)).clamp(1, 64)
 }
 
-/// A list of objects of `n` bytes linked through their first word.
+/// A list of objects of `n` bytes linked through their first word, made
+/// in one call into the heap.
 pub fn alloc_many(n: usize, kind: Kind) -> *mut c_void {
     let n = n.max(std::mem::size_of::<usize>());
-    let mut head: *mut c_void = std::ptr::null_mut();
-    for _ in 0..many_count(n) {
-        let p = alloc(n, kind);
-        if p.is_null() {
-            break;
+    let size = with_extra_byte(n);
+    let uncollectable = matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable);
+    let head = with_mutator(|m| {
+        let mut head: *mut c_void = std::ptr::null_mut();
+        for _ in 0..many_count(n) {
+            let Ok(o) = m.alloc_with(size, kind.flags()) else {
+                break;
+            };
+            if uncollectable {
+                crate::roots::add_uncollectable(o.addr());
+            }
+            // SAFETY: a fresh object of at least one word.
+            unsafe { *o.as_ptr().cast::<*mut c_void>() = head };
+            head = o.as_ptr().cast();
         }
-        // SAFETY: a fresh object of at least one word.
-        unsafe { *p.cast::<*mut c_void>() = head };
-        head = p;
+        head
+    });
+    if head.is_null() {
+        return out_of_memory(n);
     }
+    crate::finalize::after_allocation();
     head
 }
 
@@ -384,10 +398,16 @@ pub extern "C" fn GC_base(p: *mut c_void) -> *mut c_void {
     base_of(p).map_or(std::ptr::null_mut(), |o| o.as_ptr().cast())
 }
 
-/// The object's whole slot, the extra byte included, as bdwgc answers.
+/// The object's whole slot, the extra byte included, as bdwgc answers
+/// (one page-table lookup: gc_inline.h's checks call it per allocation).
 #[no_mangle]
 pub extern "C" fn GC_size(p: *const c_void) -> usize {
-    base_of(p).map_or(0, |o| heap().object_size(o).unwrap_or(0))
+    if p.is_null() {
+        return 0;
+    }
+    heap()
+        .object_containing_sized(p.cast())
+        .map_or(0, |(_, size)| size)
 }
 
 #[no_mangle]

@@ -33,24 +33,50 @@ pub const SIG_RESTART: c_int = libc::SIGXCPU;
 pub struct ThreadState {
     pub mutator: GcMutator,
     parker: SignalParker<Boehm>,
+    /// The world's "a collection wants threads to stop" byte, polled on
+    /// the way out of every call (cheaper than asking the parker).
+    requested: *const std::sync::atomic::AtomicU8,
     pthread: libc::pthread_t,
     /// Rounds of the exit destructor seen.
     exit_rounds: Cell<u32>,
 }
 
-thread_local! {
-    static CUR: Cell<*mut ThreadState> = const { Cell::new(std::ptr::null_mut()) };
-    static IN_GC: Cell<u32> = const { Cell::new(0) };
+/// The thread's state, in one thread-local: a shared library's
+/// thread-locals cost a `__tls_get_addr` call each, and the allocation
+/// path reads them all.
+struct Local {
+    cur: Cell<*mut ThreadState>,
+    in_gc: Cell<u32>,
     /// The mutator a running finalizer was handed (`finalize.rs`): calls the
     /// finalizer makes use it, not a second reference to the same mutator.
-    static LENT: Cell<*mut GcMutator> = const { Cell::new(std::ptr::null_mut()) };
+    lent: Cell<*mut GcMutator>,
+}
+
+thread_local! {
+    static LOCAL: Local = const {
+        Local {
+            cur: Cell::new(std::ptr::null_mut()),
+            in_gc: Cell::new(0),
+            lent: Cell::new(std::ptr::null_mut()),
+        }
+    };
+}
+
+/// This thread's `Local` (one thread-local access). Valid on this thread
+/// while it runs: no destructor, so also during its exit.
+#[inline(always)]
+fn local() -> &'static Local {
+    // SAFETY: a const-initialised thread-local without a destructor lives
+    // as long as its thread, and the reference never leaves the thread.
+    LOCAL.with(|l| unsafe { &*(l as *const Local) })
 }
 
 /// Runs `f` with `m` lent to the calls it makes (a finalizer's).
 pub fn lend<R>(m: &mut GcMutator, f: impl FnOnce() -> R) -> R {
-    let saved = LENT.with(|l| l.replace(m));
+    let l = local();
+    let saved = l.lent.replace(m);
     let r = f();
-    LENT.with(|l| l.set(saved));
+    l.lent.set(saved);
     r
 }
 
@@ -104,8 +130,9 @@ extern "C" fn on_restart(_: c_int) {}
 extern "C" fn on_suspend(_: c_int, _: *mut libc::siginfo_t, _: *mut c_void) {
     // SAFETY: errno is thread-local; saved and restored around the handler.
     let saved = unsafe { *libc::__errno_location() };
-    if IN_GC.with(|d| d.get()) == 0 {
-        let ts = CUR.with(|c| c.get());
+    let l = local();
+    if l.in_gc.get() == 0 {
+        let ts = l.cur.get();
         if !ts.is_null() {
             // SAFETY: the state belongs to this thread and stays alive while
             // CUR points to it; the thread was interrupted outside every
@@ -137,32 +164,53 @@ fn stop_others() {
 pub struct InGc;
 
 impl InGc {
+    #[inline(always)]
     pub fn enter() -> InGc {
-        IN_GC.with(|d| d.set(d.get() + 1));
+        let l = local();
+        l.in_gc.set(l.in_gc.get() + 1);
         compiler_fence(SeqCst);
         InGc
     }
 }
 
 impl Drop for InGc {
+    #[inline(always)]
     fn drop(&mut self) {
         compiler_fence(SeqCst);
-        IN_GC.with(|d| d.set(d.get() - 1));
+        let l = local();
+        l.in_gc.set(l.in_gc.get() - 1);
     }
 }
 
 /// Runs `f` with the calling thread's mutator (registering the thread if
 /// needed), signals deferred; then stops at the safepoint if a collection
 /// waits for this thread.
-#[inline]
+#[inline(always)]
 pub fn with_mutator<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
-    let ts = current();
-    let r = {
-        let _g = InGc::enter();
+    let l = local();
+    let mut ts = l.cur.get();
+    if ts.is_null() {
+        ts = register_current();
+    }
+    let depth = l.in_gc.get();
+    l.in_gc.set(depth + 1);
+    compiler_fence(SeqCst);
+    let lent = l.lent.get();
+    let m = if lent.is_null() {
+        // SAFETY: the thread's own state, alive while registered; the
+        // reference ends with the call.
+        unsafe { &mut (*ts).mutator }
+    } else {
         // SAFETY: see `mutator_of`.
-        f(unsafe { mutator_of(ts) })
+        unsafe { &mut *lent }
     };
-    poll(ts);
+    let r = f(m);
+    compiler_fence(SeqCst);
+    l.in_gc.set(depth);
+    // SAFETY: the thread's own state; the flag lives as long as the heap.
+    if depth == 0 && unsafe { (*(*ts).requested).load(std::sync::atomic::Ordering::Relaxed) } != 0 {
+        poll(ts);
+    }
     r
 }
 
@@ -173,7 +221,7 @@ pub fn with_mutator<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
 /// `ts` is the calling thread's registered state; the reference must end
 /// before the call that made it returns.
 unsafe fn mutator_of<'a>(ts: *mut ThreadState) -> &'a mut GcMutator {
-    let lent = LENT.with(|l| l.get());
+    let lent = local().lent.get();
     if lent.is_null() {
         // SAFETY: the caller's promise.
         unsafe { &mut (*ts).mutator }
@@ -185,8 +233,9 @@ unsafe fn mutator_of<'a>(ts: *mut ThreadState) -> &'a mut GcMutator {
 
 /// Parks here if a pause waits for this thread (on the way out of a call).
 #[inline]
+#[cold]
 fn poll(ts: *mut ThreadState) {
-    if IN_GC.with(|d| d.get()) != 0 {
+    if local().in_gc.get() != 0 {
         return;
     }
     // SAFETY: as in `with_mutator`.
@@ -207,7 +256,7 @@ pub fn guarded<R>(f: impl FnOnce() -> R) -> R {
         let _g = InGc::enter();
         f()
     };
-    let ts = CUR.with(|c| c.get());
+    let ts = local().cur.get();
     if !ts.is_null() {
         poll(ts);
     }
@@ -217,18 +266,18 @@ pub fn guarded<R>(f: impl FnOnce() -> R) -> R {
 /// Runs client code (a finalizer, a callback) from inside a call: signals
 /// stop the thread there like anywhere in the program.
 pub fn client_code<R>(f: impl FnOnce() -> R) -> R {
-    let saved = IN_GC.with(|d| d.replace(0));
+    let saved = local().in_gc.replace(0);
     compiler_fence(SeqCst);
     let r = f();
     compiler_fence(SeqCst);
-    IN_GC.with(|d| d.set(saved));
+    local().in_gc.set(saved);
     r
 }
 
 /// The calling thread's state, registering the thread first if needed.
 #[inline]
 pub fn current() -> *mut ThreadState {
-    let p = CUR.with(|c| c.get());
+    let p = local().cur.get();
     if !p.is_null() {
         return p;
     }
@@ -237,14 +286,14 @@ pub fn current() -> *mut ThreadState {
 
 /// Whether the calling thread is registered.
 pub fn is_registered() -> bool {
-    !CUR.with(|c| c.get()).is_null()
+    !local().cur.get().is_null()
 }
 
 #[cold]
 fn register_current() -> *mut ThreadState {
     let heap = heap();
     // Creating the heap registers its creator: this thread, maybe.
-    let p = CUR.with(|c| c.get());
+    let p = local().cur.get();
     if !p.is_null() {
         return p;
     }
@@ -266,15 +315,20 @@ fn register_current() -> *mut ThreadState {
     };
     let _ = m.set_conservative_stack(true);
     let parker = m.signal_parker();
+    let requested = m
+        .raw_fast_path()
+        .safepoint_requested
+        .cast::<std::sync::atomic::AtomicU8>();
     // SAFETY: pthread_self has no preconditions.
     let me = unsafe { libc::pthread_self() };
     let ts = Box::into_raw(Box::new(ThreadState {
         mutator: m,
         parker,
+        requested,
         pthread: me,
         exit_rounds: Cell::new(0),
     }));
-    CUR.with(|c| c.set(ts));
+    local().cur.set(ts);
     REGISTRY.lock().push(Entry(me, ts));
     if let Some(&k) = KEY.get() {
         // SAFETY: our key; the value is only read by `on_thread_exit`.
@@ -290,13 +344,13 @@ fn mosaic_thread_name() -> String {
 
 /// Unregisters the calling thread; whether it was registered.
 pub fn unregister_current() -> bool {
-    let ts = CUR.with(|c| c.get());
+    let ts = local().cur.get();
     if ts.is_null() {
         return false;
     }
     let _g = InGc::enter();
     REGISTRY.lock().retain(|e| e.1 != ts);
-    CUR.with(|c| c.set(std::ptr::null_mut()));
+    local().cur.set(std::ptr::null_mut());
     if let Some(&k) = KEY.get() {
         // SAFETY: our key.
         unsafe { libc::pthread_setspecific(k, std::ptr::null()) };
@@ -311,7 +365,7 @@ pub fn unregister_current() -> bool {
 /// so that other keys' destructors of the first round may still allocate.
 unsafe extern "C" fn on_thread_exit(v: *mut c_void) {
     let ts = v.cast::<ThreadState>();
-    if ts.is_null() || CUR.with(|c| c.get()) != ts {
+    if ts.is_null() || local().cur.get() != ts {
         return;
     }
     // SAFETY: this thread's registered state.
@@ -426,7 +480,7 @@ pub fn fork_prepare() {
 
 /// After `fork`, in the parent.
 pub fn fork_parent() {
-    let ts = CUR.with(|c| c.get());
+    let ts = local().cur.get();
     if ts.is_null() {
         return;
     }
@@ -440,7 +494,7 @@ pub fn fork_parent() {
 
 /// After `fork`, in the child: only this thread exists now.
 pub fn fork_child() {
-    let me = CUR.with(|c| c.get());
+    let me = local().cur.get();
     if me.is_null() {
         return;
     }

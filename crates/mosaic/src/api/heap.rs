@@ -134,6 +134,22 @@ impl<E: Embedder> Heap<E> {
         ObjRef::from_ptr(a as *mut u8)
     }
 
+    /// [`Heap::object_containing`] with the object's usable size (slot
+    /// size, or a large object's size), from one lookup.
+    pub fn object_containing_sized(&self, p: *const u8) -> Option<(ObjRef, usize)> {
+        let t = &self.inner.core.table;
+        let (start, size) = match t.locate(p as usize) {
+            Located::Small { page, slot, start } if t.desc(page).slot_is_live(slot) => {
+                (start, t.desc(page).slot_size())
+            }
+            Located::Large { head, start } if t.desc(head).alloc.get(0) => {
+                (start, t.desc(head).large_size())
+            }
+            _ => return None,
+        };
+        Some((ObjRef::from_ptr(start as *mut u8)?, size))
+    }
+
     /// The address range the heap's objects can occupy (its reservation):
     /// every object lies in `start..end`.
     pub fn address_range(&self) -> std::ops::Range<usize> {
