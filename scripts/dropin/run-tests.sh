@@ -5,7 +5,9 @@
 # and compares exit status and output.
 #
 # Usage: scripts/dropin/run-tests.sh LIBDIR [--only NAME,...] [--list]
-#   LIBDIR       a directory holding the replacement libgc.so.1
+#   LIBDIR       a directory holding the replacement libgc.so.1 (given as
+#                target/dropin/lib from the repository's root, it is built
+#                there first if missing)
 #   --only LIST  comma-separated test names, or groups (bdwgc, w3m, cpp,
 #                guile, mmv, chase) meaning every test whose name starts
 #                with GROUP-
@@ -200,6 +202,12 @@ want_group() { [ -n "${GROUPS_WANTED[$1]-}" ]; }
 
 # ---------------------------------------------------------------- LIBDIR
 
+if [ ! -e "$LIBDIR/libgc.so.1" ] && [ "$LIBDIR" = target/dropin/lib ]; then
+    # The README's example: build Mosaic's library into it first.
+    echo "building Mosaic's libgc.so.1 into $LIBDIR (cargo build --release -p mosaic-gc)"
+    (cd "$ROOT" && cargo build --release -q -p mosaic-gc) || exit 2
+    mkdir -p "$LIBDIR" && cp "$ROOT/target/release/libgc.so" "$LIBDIR/libgc.so.1"
+fi
 if [ ! -e "$LIBDIR/libgc.so.1" ]; then
     echo "error: $LIBDIR/libgc.so.1 does not exist" >&2
     exit 2
