@@ -2,6 +2,7 @@
 
 use std::ptr::NonNull;
 
+use crate::flags::AllocFlags;
 use crate::pool::SizePool;
 use crate::space::PageTable;
 
@@ -28,18 +29,41 @@ pub struct LocalPool {
 const MAX_CLASSES: usize = 64;
 
 /// Allocation contexts: one per class for zeroed runs, then one per class
-/// for runs that are not cleared (`AllocFlags::UNINIT`), at `class + 64`.
-pub const CONTEXTS: usize = 2 * MAX_CLASSES;
+/// for runs that are not cleared (`AllocFlags::UNINIT`), at `class + 64`,
+/// then one per class for conservatively scanned objects, at `class + 128`.
+/// (A power of two: the fourth block is unused, so the index is a mask.)
+pub const CONTEXTS: usize = 4 * MAX_CLASSES;
 
-/// The context of `class` for zeroed (`uninit` false) or uncleared memory.
+/// The context of `class` for an allocation with `flags`: zeroed runs;
+/// uncleared runs for `UNINIT` (their slots get the no-pointers bit when
+/// the run is taken); zeroed runs whose slots get the conservative bit when
+/// the run is taken, for `CONSERVATIVE` (so neither fast path writes a
+/// page descriptor per object).
 #[inline(always)]
-pub const fn context(class: usize, uninit: bool) -> usize {
-    class + if uninit { MAX_CLASSES } else { 0 }
+pub const fn context(class: usize, flags: AllocFlags) -> usize {
+    if flags.contains(AllocFlags::UNINIT) {
+        class + MAX_CLASSES
+    } else if flags.contains(AllocFlags::CONSERVATIVE) && !flags.contains(AllocFlags::NO_POINTERS) {
+        class + 2 * MAX_CLASSES
+    } else {
+        class
+    }
+}
+
+/// The flags a context's runs already give their slots.
+#[inline(always)]
+pub const fn context_flags(ctx: usize) -> AllocFlags {
+    match ctx / MAX_CLASSES {
+        1 => AllocFlags::UNINIT,
+        2 => AllocFlags::CONSERVATIVE,
+        _ => AllocFlags::NONE,
+    }
 }
 
 /// A mutator's allocation context: one current page and run per pool and
-/// kind of run (zeroed, or not cleared and pointer-free). A fixed array
-/// indexed by `context % 128`, so the fast path has no bounds check.
+/// kind of run (zeroed; not cleared and pointer-free; zeroed and
+/// conservative). A fixed array indexed by `context % CONTEXTS`, so the
+/// fast path has no bounds check.
 ///
 /// An uncleared run skips zeroing and sets the no-pointers bit of all its
 /// slots when it is taken (the unused rest is cleared again on flush), so
@@ -147,7 +171,7 @@ impl LocalAllocator {
     /// longer current).
     pub fn next_run(&mut self, table: &PageTable, ctx: usize) -> bool {
         let single = self.single_slot_runs;
-        let uninit = ctx >= MAX_CLASSES;
+        let kind = ctx / MAX_CLASSES;
         let locals = self.locals();
         let lp = &mut locals.pools[ctx];
         if lp.page == NO_PAGE {
@@ -169,10 +193,15 @@ impl LocalAllocator {
         d.alloc.set_range(first, end);
         let base = table.page_addr(lp.page);
         let (start, len) = (base + first * lp.slot_size, (end - first) * lp.slot_size);
-        if uninit {
+        if kind == 1 {
             d.no_pointers.set_range(first, end);
-        } else if !d.zeroed() {
-            table.zero(start, len);
+        } else {
+            if kind == 2 {
+                d.conservative.set_range(first, end);
+            }
+            if !d.zeroed() {
+                table.zero(start, len);
+            }
         }
         lp.cursor = start;
         lp.limit = start + len;
@@ -249,8 +278,10 @@ fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
                 let from = (lp.cursor - base) / lp.slot_size;
                 let to = (lp.limit - base) / lp.slot_size;
                 d.alloc.clear_range(from, to);
-                if i >= MAX_CLASSES {
-                    d.no_pointers.clear_range(from, to);
+                match i / MAX_CLASSES {
+                    1 => d.no_pointers.clear_range(from, to),
+                    2 => d.conservative.clear_range(from, to),
+                    _ => {}
                 }
                 lp.unreported -= (to - from) as i64;
                 unused += (lp.limit - lp.cursor) as u64;

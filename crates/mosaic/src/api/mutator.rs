@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 
-use crate::alloc::{context, LocalAllocator, LocalFlusher};
+use crate::alloc::{context, context_flags, LocalAllocator, LocalFlusher};
 use crate::collect::{inside_callback, GcReason, Root, RootTable, Timeline};
 use crate::embedder::Embedder;
 use crate::error::Error;
@@ -307,13 +307,13 @@ impl<E: Embedder> Mutator<E> {
     }
 
     /// The fast path: a slot of `class` from the current run, if any (an
-    /// uncleared run for `UNINIT`: its slots are pointer-free already).
+    /// uncleared run for `UNINIT`: its slots are pointer-free already; a
+    /// run for `CONSERVATIVE`: its slots carry the bit already).
     #[inline(always)]
     fn bump(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
-        let p = self
-            .local
-            .bump(context(class, flags.contains(AllocFlags::UNINIT)))?;
-        let rest = flags.without(AllocFlags::UNINIT);
+        let ctx = context(class, flags);
+        let p = self.local.bump(ctx)?;
+        let rest = flags.without(context_flags(ctx));
         if !rest.is_empty() {
             self.heap.core.set_small_flags(p, rest);
         }

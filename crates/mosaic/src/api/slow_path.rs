@@ -65,7 +65,7 @@ impl<E: Embedder> Mutator<E> {
         let heap = self.heap.clone();
         let core = &heap.core;
         let pool = &core.pools[class];
-        let ctx = context(class, flags.contains(AllocFlags::UNINIT));
+        let ctx = context(class, flags);
         let mut triggered = false;
         let mut exhausted = Exhaustion::default();
         loop {

@@ -75,6 +75,18 @@ impl LazyBitmap {
         }
     }
 
+    /// [`Bitmap::set_range`] (allocating the bitmap first).
+    pub fn set_range(&self, from: usize, to: usize) {
+        self.alloc().set_range(from, to)
+    }
+
+    /// [`Bitmap::clear_range`] (nothing to do when absent).
+    pub fn clear_range(&self, from: usize, to: usize) {
+        if let Some(b) = self.bits() {
+            b.clear_range(from, to)
+        }
+    }
+
     /// [`Bitmap::test_and_set_atomic`].
     pub fn test_and_set_atomic(&self, i: usize) -> bool {
         self.alloc().test_and_set_atomic(i)
