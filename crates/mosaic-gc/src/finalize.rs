@@ -155,49 +155,29 @@ fn register_out(
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn GC_register_finalizer(
-    obj: *mut c_void,
-    f: FinalizerProc,
-    cd: *mut c_void,
-    ofn: *mut FinalizerProc,
-    ocd: *mut *mut c_void,
-) {
-    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Ordered);
+/// bdwgc's four registration calls: ordered (`_ignore_self` too: Mosaic's
+/// ordered finalization already skips self-references) or unordered.
+macro_rules! register_calls {
+    ($($name:ident => $order:expr),*) => {$(
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            obj: *mut c_void,
+            f: FinalizerProc,
+            cd: *mut c_void,
+            ofn: *mut FinalizerProc,
+            ocd: *mut *mut c_void,
+        ) {
+            register_out(obj, f, cd, ofn, ocd, $order);
+        }
+    )*};
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn GC_register_finalizer_ignore_self(
-    obj: *mut c_void,
-    f: FinalizerProc,
-    cd: *mut c_void,
-    ofn: *mut FinalizerProc,
-    ocd: *mut *mut c_void,
-) {
-    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Ordered);
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn GC_register_finalizer_no_order(
-    obj: *mut c_void,
-    f: FinalizerProc,
-    cd: *mut c_void,
-    ofn: *mut FinalizerProc,
-    ocd: *mut *mut c_void,
-) {
-    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Unordered);
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn GC_register_finalizer_unreachable(
-    obj: *mut c_void,
-    f: FinalizerProc,
-    cd: *mut c_void,
-    ofn: *mut FinalizerProc,
-    ocd: *mut *mut c_void,
-) {
-    register_out(obj, f, cd, ofn, ocd, FinalizerOrder::Unordered);
-}
+register_calls!(
+    GC_register_finalizer => FinalizerOrder::Ordered,
+    GC_register_finalizer_ignore_self => FinalizerOrder::Ordered,
+    GC_register_finalizer_no_order => FinalizerOrder::Unordered,
+    GC_register_finalizer_unreachable => FinalizerOrder::Unordered
+);
 
 #[no_mangle]
 pub extern "C" fn GC_invoke_finalizers() -> c_int {

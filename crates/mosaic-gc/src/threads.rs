@@ -36,7 +36,6 @@ pub struct ThreadState {
     /// The world's "a collection wants threads to stop" byte, polled on
     /// the way out of every call (cheaper than asking the parker).
     requested: *const std::sync::atomic::AtomicU8,
-    pthread: libc::pthread_t,
     /// Rounds of the exit destructor seen.
     exit_rounds: Cell<u32>,
 }
@@ -325,7 +324,6 @@ fn register_current() -> *mut ThreadState {
         mutator: m,
         parker,
         requested,
-        pthread: me,
         exit_rounds: Cell::new(0),
     }));
     local().cur.set(ts);
@@ -501,7 +499,7 @@ pub fn fork_child() {
     // SAFETY: this thread's own state.
     let st = unsafe { &mut *me };
     // SAFETY: pthread_self has no preconditions.
-    st.pthread = unsafe { libc::pthread_self() };
+    let self_id = unsafe { libc::pthread_self() };
     {
         // SAFETY: taken by this thread in `fork_prepare`; threads of the
         // parent queued on it do not exist here (see World::after_fork_child).
@@ -514,7 +512,7 @@ pub fn fork_child() {
         };
         reg.retain(|e| e.1 == me);
         for e in reg.iter_mut() {
-            e.0 = st.pthread;
+            e.0 = self_id;
         }
     }
     st.mutator.after_fork_child();

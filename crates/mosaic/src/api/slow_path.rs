@@ -273,22 +273,15 @@ impl<E: Embedder> Mutator<E> {
     /// exact), without collecting: for heap dumps. `f` runs as a collector
     /// callback (it cannot allocate).
     pub(crate) fn with_world_stopped<R>(&mut self, f: impl FnOnce(&HeapCore<E>) -> R) -> R {
-        loop {
-            self.ensure_attached();
-            let heap = self.heap.clone();
-            let core = &heap.core;
-            core.sizer.add(self.local.flush(&core.table, &core.pools));
-            self.link.roots.record_stack();
-            if heap.world.stop(self.link.id) {
-                heap.flush_signal_parked();
-                let resume = PauseGuard(&heap.world, core.timeline.as_ref());
-                let panic = in_callback(|| core.finish_sweeping());
-                let r = in_callback(|| f(core));
-                drop(resume);
-                panic.resume();
-                return r;
-            }
-        }
+        self.stop_world();
+        let heap = self.heap.clone();
+        let core = &heap.core;
+        let resume = PauseGuard(&heap.world, core.timeline.as_ref());
+        let panic = in_callback(|| core.finish_sweeping());
+        let r = in_callback(|| f(core));
+        drop(resume);
+        panic.resume();
+        r
     }
 }
 
