@@ -21,6 +21,8 @@ pub enum Kind {
     Atomic,
     Uncollectable,
     AtomicUncollectable,
+    /// A kind the program made (`kinds.rs`), by number.
+    Made(usize),
 }
 
 impl Kind {
@@ -28,7 +30,40 @@ impl Kind {
         match self {
             Kind::Normal | Kind::Uncollectable => AllocFlags::CONSERVATIVE,
             Kind::Atomic | Kind::AtomicUncollectable => AllocFlags::UNINIT,
+            Kind::Made(_) => AllocFlags::NONE,
         }
+    }
+
+    /// bdwgc's number for the kind.
+    pub fn number(self) -> c_int {
+        match self {
+            Kind::Atomic => 0,
+            Kind::Normal => 1,
+            Kind::Uncollectable => 2,
+            Kind::AtomicUncollectable => 3,
+            Kind::Made(k) => k as c_int,
+        }
+    }
+}
+
+/// Allocates one object of `kind` with `m`: `size` is the request with the
+/// extra byte, and for a made kind what `kinds::request_size` gave.
+#[inline]
+fn alloc_one(m: &mut crate::heap::GcMutator, size: usize, kind: Kind) -> Option<ObjRef> {
+    match kind {
+        Kind::Made(k) => crate::kinds::alloc_with(m, size, k),
+        _ => m.alloc_with(size, kind.flags()).ok(),
+    }
+}
+
+/// The size to request from Mosaic for `n` bytes of `kind` (`None`: too
+/// large to represent).
+#[inline]
+fn request_size(n: usize, kind: Kind) -> Option<usize> {
+    let size = with_extra_byte(n);
+    match kind {
+        Kind::Made(_) => crate::kinds::request_size(size),
+        _ => Some(size),
     }
 }
 
@@ -41,17 +76,19 @@ fn with_extra_byte(n: usize) -> usize {
 /// Allocates `n` bytes of `kind`; on failure, the program's OOM function
 /// decides (bdwgc's `GC_oom_fn`: NULL by default).
 pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
-    let size = with_extra_byte(n);
+    let Some(size) = request_size(n, kind) else {
+        return out_of_memory(n);
+    };
     // A pointer, not a `Result`, out of the closure: the result comes back
     // in a register (a large `Result` moved through memory cost a stall).
-    let p = with_mutator(|m| match m.alloc_with(size, kind.flags()) {
-        Ok(o) => {
+    let p = with_mutator(|m| match alloc_one(m, size, kind) {
+        Some(o) => {
             if matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable) {
                 crate::roots::add_uncollectable(o.addr());
             }
             o.as_ptr()
         }
-        Err(_) => std::ptr::null_mut(),
+        None => std::ptr::null_mut(),
     });
     if p.is_null() {
         return out_of_memory(n);
@@ -98,6 +135,10 @@ pub fn base_of(p: *const c_void) -> Option<ObjRef> {
 
 /// The kind `obj` was allocated with.
 pub fn kind_of(obj: ObjRef) -> Kind {
+    let slot = heap().object_size(obj).unwrap_or(0);
+    if let Some(k) = crate::kinds::kind_of(obj, slot) {
+        return Kind::Made(k);
+    }
     let atomic = heap()
         .object_flags(obj)
         .is_some_and(|f| f.contains(AllocFlags::NO_POINTERS));
@@ -109,10 +150,12 @@ pub fn kind_of(obj: ObjRef) -> Kind {
     }
 }
 
-/// Usable bytes of `obj` (its slot, less the extra byte).
+/// Usable bytes of `obj` (its slot, less a made kind's trailer and the
+/// extra byte).
 pub fn usable_size(obj: ObjRef) -> usize {
     let slot = heap().object_size(obj).unwrap_or(0);
-    slot.saturating_sub(usize::from(crate::data::all_interior_pointers()))
+    crate::kinds::visible_size(obj, slot)
+        .saturating_sub(usize::from(crate::data::all_interior_pointers()))
 }
 
 #[no_mangle]
@@ -158,15 +201,25 @@ pub fn kind_from_number(k: c_int) -> Option<Kind> {
         1 => Some(Kind::Normal),
         2 => Some(Kind::Uncollectable),
         3 => Some(Kind::AtomicUncollectable),
+        k if crate::kinds::is_made(k) => Some(Kind::Made(k as usize)),
         _ => None,
     }
+}
+
+/// An allocation of a kind that does not exist: bdwgc reads past its
+/// kind table there; stop with a message instead.
+#[cold]
+fn unknown_kind(what: &str, k: c_int) -> ! {
+    crate::control::abort_with(&format!(
+        "mosaic-gc: {what} with kind {k}, which was never made (GC_new_kind)"
+    ))
 }
 
 #[no_mangle]
 pub extern "C" fn GC_malloc_kind(n: usize, k: c_int) -> *mut c_void {
     match kind_from_number(k) {
         Some(kind) => alloc(n, kind),
-        None => crate::unsupported::custom_kind("GC_malloc_kind", k),
+        None => unknown_kind("GC_malloc_kind", k),
     }
 }
 
@@ -189,8 +242,15 @@ pub extern "C" fn GC_generic_malloc_ignore_off_page(n: usize, k: c_int) -> *mut 
 pub extern "C" fn GC_generic_malloc_uncollectable(n: usize, k: c_int) -> *mut c_void {
     match kind_from_number(k) {
         Some(Kind::Atomic | Kind::AtomicUncollectable) => alloc(n, Kind::AtomicUncollectable),
+        Some(Kind::Made(k)) => {
+            let p = alloc(n, Kind::Made(k));
+            if let Some(o) = base_of(p) {
+                crate::threads::guarded(|| crate::roots::add_uncollectable(o.addr()));
+            }
+            p
+        }
         Some(_) => alloc(n, Kind::Uncollectable),
-        None => crate::unsupported::custom_kind("GC_generic_malloc_uncollectable", k),
+        None => unknown_kind("GC_generic_malloc_uncollectable", k),
     }
 }
 
@@ -208,12 +268,14 @@ fn many_count(n: usize) -> usize {
 /// in one call into the heap.
 pub fn alloc_many(n: usize, kind: Kind) -> *mut c_void {
     let n = n.max(std::mem::size_of::<usize>());
-    let size = with_extra_byte(n);
+    let Some(size) = request_size(n, kind) else {
+        return out_of_memory(n);
+    };
     let uncollectable = matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable);
     let head = with_mutator(|m| {
         let mut head: *mut c_void = std::ptr::null_mut();
         for _ in 0..many_count(n) {
-            let Ok(o) = m.alloc_with(size, kind.flags()) else {
+            let Some(o) = alloc_one(m, size, kind) else {
                 break;
             };
             if uncollectable {
@@ -241,7 +303,7 @@ pub extern "C" fn GC_malloc_many(n: usize) -> *mut c_void {
 pub extern "C" fn GC_generic_malloc_many(n: usize, k: c_int, result: *mut *mut c_void) {
     let list = match kind_from_number(k) {
         Some(kind) => alloc_many(n, kind),
-        None => crate::unsupported::custom_kind("GC_generic_malloc_many", k),
+        None => unknown_kind("GC_generic_malloc_many", k),
     };
     if !result.is_null() {
         // SAFETY: the caller's out pointer.
@@ -407,7 +469,7 @@ pub extern "C" fn GC_size(p: *const c_void) -> usize {
     }
     heap()
         .object_containing_sized(p.cast())
-        .map_or(0, |(_, size)| size)
+        .map_or(0, |(o, size)| crate::kinds::visible_size(o, size))
 }
 
 #[no_mangle]
@@ -455,12 +517,7 @@ pub unsafe extern "C" fn GC_get_kind_and_size(p: *const c_void, psize: *mut usiz
     let Some(o) = base_of(p) else { return -1 };
     if !psize.is_null() {
         // SAFETY: the caller's out pointer.
-        unsafe { *psize = heap().object_size(o).unwrap_or(0) };
+        unsafe { *psize = crate::kinds::visible_size(o, heap().object_size(o).unwrap_or(0)) };
     }
-    match crate::threads::guarded(|| kind_of(o)) {
-        Kind::Atomic => 0,
-        Kind::Normal => 1,
-        Kind::Uncollectable => 2,
-        Kind::AtomicUncollectable => 3,
-    }
+    crate::threads::guarded(|| kind_of(o)).number()
 }

@@ -26,6 +26,8 @@ pub type FinalizerProc = Option<unsafe extern "C" fn(*mut c_void, *mut c_void)>;
 static REGISTERED: Mutex<Option<FxHashMap<usize, (usize, usize)>>> = Mutex::new(None);
 /// A collection queued finalizers that have not run yet.
 static QUEUED: AtomicBool = AtomicBool::new(false);
+/// A collection queued finalizers and the notifier was not called since.
+static NOTIFY: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// This thread is running finalizers (they may allocate: no nesting).
@@ -42,20 +44,34 @@ pub fn scan_client_data<T: Tracer>(t: &mut T) {
 }
 
 /// Installed on the heap at creation: a collection queued finalizers.
+/// Called inside the collecting allocation, so it only takes note: the
+/// program's code runs at the end of the call (`after_allocation`).
 pub fn notified() {
     QUEUED.store(true, Relaxed);
-    if let Some(f) = crate::data::finalizer_notifier() {
-        // SAFETY: the program's notifier; bdwgc calls it the same way.
-        unsafe { f() };
+    NOTIFY.store(true, Relaxed);
+}
+
+/// At the end of an allocation (or collection) call, outside every lock,
+/// as bdwgc's `GC_notify_or_invoke_finalizers`: runs what a collection
+/// queued, or with `GC_finalize_on_demand` calls the program's notifier
+/// (once per collection that queued some; it may allocate).
+#[inline]
+pub fn after_allocation() {
+    if NOTIFY.load(Relaxed) || QUEUED.load(Relaxed) && !crate::data::finalize_on_demand() {
+        notify_or_run();
     }
 }
 
-/// At the end of an allocation: run what a collection queued, unless the
-/// program runs finalizers itself.
-#[inline]
-pub fn after_allocation() {
-    if QUEUED.load(Relaxed) && !crate::data::finalize_on_demand() {
+#[cold]
+fn notify_or_run() {
+    if !crate::data::finalize_on_demand() {
+        NOTIFY.store(false, Relaxed);
         run_pending();
+    } else if NOTIFY.swap(false, Relaxed) {
+        if let Some(f) = crate::data::finalizer_notifier() {
+            // SAFETY: the program's notifier, called as bdwgc calls it.
+            client_code(|| unsafe { f() });
+        }
     }
 }
 

@@ -13,15 +13,36 @@ use std::sync::OnceLock;
 use mosaic::{CompactPolicy, Config, Embedder, GcEvent, Heap, HeapPolicy, ObjRef, Tracer};
 
 /// The embedder: objects are scanned by Mosaic itself (`CONSERVATIVE`) or
-/// not at all (atomic); only explicitly typed objects reach `trace`.
+/// not at all (atomic); only explicitly typed objects and objects of kinds
+/// the program made reach `trace`, told apart by their trailer's last word
+/// (a kind's number, or a typed descriptor's address).
 pub struct Boehm;
 
 // SAFETY: `trace` visits every pointer word a typed object's descriptor
-// names (`typed.rs`); every other object is scanned conservatively by the
-// collector; `roots` visits every root range bdwgc would (`roots.rs`).
+// names (`typed.rs`) and everything a made kind's descriptor or mark
+// procedure names (`kinds.rs`, `mark.rs`); every other object is scanned
+// conservatively by the collector; `roots` visits every root range bdwgc
+// would (`roots.rs`).
 unsafe impl Embedder for Boehm {
     fn trace<T: Tracer>(&self, obj: ObjRef, tracer: &mut T) {
-        crate::typed::trace(obj, tracer);
+        let Ok(slot) = heap().object_size(obj) else {
+            return;
+        };
+        if slot < std::mem::size_of::<usize>() {
+            return;
+        }
+        // SAFETY: the last word of a live object's slot (a trailer).
+        let last = unsafe {
+            obj.as_ptr()
+                .add(slot - std::mem::size_of::<usize>())
+                .cast::<usize>()
+                .read()
+        };
+        if (crate::kinds::FIRST..crate::kinds::MAX_KINDS).contains(&last) {
+            crate::kinds::trace(obj, slot, last, tracer);
+        } else {
+            crate::typed::trace(obj, slot, tracer);
+        }
     }
 
     fn roots<T: Tracer>(&self, tracer: &mut T) {

@@ -32,6 +32,8 @@ mod control;
 mod data;
 mod finalize;
 mod heap;
+mod kinds;
+mod mark;
 mod roots;
 mod thread_api;
 mod threads;

@@ -50,6 +50,7 @@ pub fn scan<T: Tracer>(t: &mut T) {
         }
     }
     crate::finalize::scan_client_data(t);
+    crate::mark::push_other_roots(t);
 }
 
 /// `(lo, hi)` aligned inward to words, minus every excluded range.

@@ -98,11 +98,8 @@ pub extern "C" fn GC_calloc_explicitly_typed(n: usize, lb: usize, d: usize) -> *
     }
 }
 
-/// Visits the pointer words of a typed object.
-pub fn trace<T: Tracer>(obj: ObjRef, t: &mut T) {
-    let Ok(slot) = heap().object_size(obj) else {
-        return;
-    };
+/// Visits the pointer words of a typed object whose slot is `slot` bytes.
+pub fn trace<T: Tracer>(obj: ObjRef, slot: usize, t: &mut T) {
     if slot < 2 * W {
         return;
     }

@@ -19,14 +19,6 @@ pub fn unsupported(what: &str) -> ! {
     ))
 }
 
-/// An allocation of a kind this library did not create.
-#[cold]
-pub fn custom_kind(what: &str, k: c_int) -> ! {
-    unsupported(&format!(
-        "{what} with kind {k} (a kind made by GC_new_kind)"
-    ))
-}
-
 macro_rules! not_yet {
     ($($name:ident),* $(,)?) => {$(
         #[no_mangle]
@@ -37,18 +29,6 @@ macro_rules! not_yet {
 }
 
 not_yet!(
-    GC_new_free_list,
-    GC_new_free_list_inner,
-    GC_new_kind,
-    GC_new_kind_inner,
-    GC_new_proc,
-    GC_new_proc_inner,
-    GC_mark_and_push,
-    GC_push_all,
-    GC_push_all_eager,
-    GC_push_conditional,
-    GC_set_mark_bit,
-    GC_clear_mark_bit,
     GC_gcj_malloc,
     GC_gcj_malloc_ignore_off_page,
     GC_debug_gcj_malloc,
@@ -56,7 +36,6 @@ not_yet!(
     GC_finalized_malloc,
     GC_init_finalized_malloc,
     GC_register_disclaim_proc,
-    GC_push_finalizer_structures,
     GC_suspend_thread,
     GC_resume_thread,
 );
