@@ -275,3 +275,9 @@ pub fn set_plausible_bounds(lo: usize, hi: usize) {
     write!(GC_least_plausible_heap_addr: *mut c_void = lo as *mut c_void);
     write!(GC_greatest_plausible_heap_addr: *mut c_void = hi as *mut c_void);
 }
+
+/// Publishes gcj's kind (`GC_init_gcj_malloc`).
+pub fn set_gcj_kinds(k: c_int) {
+    write!(GC_gcj_kind: c_int = k);
+    write!(GC_gcj_debug_kind: c_int = k);
+}

@@ -22,8 +22,12 @@ use crate::threads::{client_code, with_mutator};
 
 pub type FinalizerProc = Option<unsafe extern "C" fn(*mut c_void, *mut c_void)>;
 
-/// Object → (function, client data) of its current registration.
-static REGISTERED: Mutex<Option<FxHashMap<usize, (usize, usize)>>> = Mutex::new(None);
+/// Object → (function, client data, pointer given) of its current
+/// registration. The pointer may be interior (bdwgc accepts any address in
+/// the object, and ECL registers tagged cons pointers): the finalizer gets
+/// it back.
+#[allow(clippy::type_complexity)]
+static REGISTERED: Mutex<Option<FxHashMap<usize, (usize, usize, usize)>>> = Mutex::new(None);
 /// A collection queued finalizers that have not run yet.
 static QUEUED: AtomicBool = AtomicBool::new(false);
 /// A collection queued finalizers and the notifier was not called since.
@@ -37,7 +41,7 @@ thread_local! {
 /// Visits every registration's client data as an ambiguous root.
 pub fn scan_client_data<T: Tracer>(t: &mut T) {
     if let Some(map) = REGISTERED.lock().as_ref() {
-        for &(_, cd) in map.values() {
+        for &(_, cd, _) in map.values() {
             t.visit_ambiguous(cd);
         }
     }
@@ -90,19 +94,23 @@ pub fn run_pending() -> usize {
 /// Mosaic's side of a finalizer: forgets the registration, then calls the
 /// program's function (as program code: a signal may stop it there).
 fn trampoline(m: &mut GcMutator, obj: ObjRef, f: usize, cd: usize) {
-    let p = obj.addr();
+    let mut p = obj.addr();
     {
         let mut reg = REGISTERED.lock();
         if let Some(map) = reg.as_mut() {
-            if map.get(&p) == Some(&(f, cd)) {
-                map.remove(&p);
+            if let Some(&(rf, rcd, ptr)) = map.get(&p) {
+                if (rf, rcd) == (f, cd) {
+                    map.remove(&p);
+                    p = ptr;
+                }
             }
         }
     }
     // SAFETY: `f` is the non-null C function registered with this pair.
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) = unsafe { std::mem::transmute(f) };
-    // SAFETY: bdwgc's call: the object and the client data. Calls it makes
-    // into this library use `m` (`lend`).
+    // SAFETY: bdwgc's call: the pointer registered (the object's start, or
+    // the interior pointer the program gave) and the client data. Calls it
+    // makes into this library use `m` (`lend`).
     crate::threads::lend(m, || {
         client_code(|| unsafe { f(p as *mut c_void, cd as *mut c_void) })
     });
@@ -120,10 +128,6 @@ fn register(
     let Some(o) = crate::alloc::base_of(obj) else {
         return none;
     };
-    if o.addr() != obj as usize {
-        // bdwgc wants the object's start; anything else is ignored.
-        return none;
-    }
     with_mutator(|m| {
         let mut reg = REGISTERED.lock();
         let map = reg.get_or_insert_with(Default::default);
@@ -135,12 +139,12 @@ fn register(
             if m.register_finalizer_fn(o, order, trampoline, f as usize, cd as usize)
                 .is_ok()
             {
-                map.insert(o.addr(), (f as usize, cd as usize));
+                map.insert(o.addr(), (f as usize, cd as usize, obj as usize));
             }
         }
         match old {
             // SAFETY: a function pointer stored from a registration.
-            Some((f, cd)) => (
+            Some((f, cd, _)) => (
                 Some(unsafe {
                     std::mem::transmute::<usize, unsafe extern "C" fn(*mut c_void, *mut c_void)>(f)
                 }),

@@ -169,3 +169,60 @@ pub fn trace<T: Tracer>(obj: ObjRef, slot: usize, k: usize, t: &mut T) {
         unsafe { crate::mark::mark_from(start, descr, start + size) }
     });
 }
+
+// ---- gcj (Java-style objects: the first word points to a vtable) ----
+
+/// gcj's kind once `GC_init_gcj_malloc` made it (0 before).
+static GCJ_KIND: AtomicUsize = AtomicUsize::new(0);
+
+/// Makes gcj's kind, whose descriptor is the vtable's second word, and
+/// installs `mp` at the reserved procedure index `mp_index` (vtables may
+/// name it through `GC_MAKE_PROC`).
+#[no_mangle]
+pub extern "C" fn GC_init_gcj_malloc(mp_index: c_int, mp: *mut c_void) {
+    crate::threads::guarded(|| {
+        if GCJ_KIND.load(Ordering::Acquire) != 0 {
+            return;
+        }
+        if let Ok(i) = usize::try_from(mp_index) {
+            crate::mark::set_reserved_proc(i, mp);
+        }
+        let k = new_kind(crate::mark::GCJ_DESCR, 0, 1) as usize;
+        GCJ_KIND.store(k, Ordering::Release);
+        crate::data::set_gcj_kinds(k as c_int);
+    });
+}
+
+fn gcj_malloc(lb: usize, vtable: *mut c_void) -> *mut c_void {
+    let k = GCJ_KIND.load(Ordering::Acquire);
+    if k == 0 {
+        crate::control::abort_with("mosaic-gc: GC_gcj_malloc called before GC_init_gcj_malloc");
+    }
+    let p = crate::alloc::alloc(lb.max(W), crate::alloc::Kind::Made(k));
+    if !p.is_null() {
+        // SAFETY: a fresh object of at least one word; until this store
+        // its first word is 0, which the marker reads as "no vtable yet".
+        unsafe { p.cast::<*mut c_void>().write(vtable) };
+    }
+    p
+}
+
+#[no_mangle]
+pub extern "C" fn GC_gcj_malloc(lb: usize, vtable: *mut c_void) -> *mut c_void {
+    gcj_malloc(lb, vtable)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_gcj_malloc_ignore_off_page(lb: usize, vtable: *mut c_void) -> *mut c_void {
+    gcj_malloc(lb, vtable)
+}
+
+#[no_mangle]
+pub extern "C" fn GC_debug_gcj_malloc(
+    lb: usize,
+    vtable: *mut c_void,
+    _s: *const std::ffi::c_char,
+    _i: c_int,
+) -> *mut c_void {
+    gcj_malloc(lb, vtable)
+}

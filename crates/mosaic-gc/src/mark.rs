@@ -201,9 +201,11 @@ unsafe fn mark_entry(
                 if type_descr == 0 || start + W > limit {
                     return; // an object on a free list
                 }
-                let back = (descr as isize).wrapping_neg() as usize;
-                let at =
-                    type_descr.wrapping_sub(back.wrapping_add(INDIR_PER_OBJ_BIAS - DS_PER_OBJECT));
+                // bdwgc: type_descr - (descr + (BIAS - GC_DS_PER_OBJECT)),
+                // descr signed (gcj's puts the descriptor a word in).
+                let back = (descr as isize)
+                    .wrapping_add((INDIR_PER_OBJ_BIAS - DS_PER_OBJECT) as isize);
+                let at = type_descr.wrapping_sub(back as usize);
                 // SAFETY: the client's type descriptor, as bdwgc reads it.
                 unsafe { (at as *const usize).read() }
             };
@@ -264,6 +266,18 @@ fn new_proc(f: Option<MarkProc>) -> c_uint {
     *n += 1;
     (*n - 1) as c_uint
 }
+
+/// Installs `f` at a reserved index (gcj's procedure, `GC_init_gcj_malloc`).
+pub fn set_reserved_proc(index: usize, f: *mut c_void) {
+    if index < RESERVED_MARK_PROCS {
+        PROCS[index].store(f as usize, Ordering::Release);
+    }
+}
+
+/// gcj's kind descriptor: the object's first word points to a vtable
+/// whose second word is the mark descriptor.
+pub const GCJ_DESCR: usize =
+    (0usize.wrapping_sub(W + INDIR_PER_OBJ_BIAS)) | DS_PER_OBJECT;
 
 #[no_mangle]
 pub extern "C" fn GC_new_proc(f: Option<MarkProc>) -> c_uint {

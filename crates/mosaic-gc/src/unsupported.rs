@@ -29,10 +29,6 @@ macro_rules! not_yet {
 }
 
 not_yet!(
-    GC_gcj_malloc,
-    GC_gcj_malloc_ignore_off_page,
-    GC_debug_gcj_malloc,
-    GC_init_gcj_malloc,
     GC_finalized_malloc,
     GC_init_finalized_malloc,
     GC_register_disclaim_proc,

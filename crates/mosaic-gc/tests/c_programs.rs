@@ -116,3 +116,11 @@ fn finalizers_and_disappearing_links() {
     }
     all_ok(&run_c("finalizers_links"), 7);
 }
+
+#[test]
+fn kinds_and_mark_procedures() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("kinds_mark_procs"), 9);
+}
