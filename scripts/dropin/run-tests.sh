@@ -551,10 +551,15 @@ normalize() { # mode < stdout
         gctest)
             grep -E '^Completed [0-9]+ tests$|^Collector appears to work$|after fork is tested too$|finalization is probably' \
                 | sed -E 's/[0-9]+/N/g' ;;
-        # ECL's suite: its totals and the sorted names of failing tests
-        # (the order of its report varies with hash tables' order).
+        # ECL's suite: its totals (tests, crashes, checks) and the sorted
+        # names of the failing tests (the report's order varies). Two
+        # tests are timing races (a thread must finish within 0.2 s of a
+        # kill; a lock handed over in order under sleeps) that fail on
+        # either library now and then on a loaded machine: their lines,
+        # and so the pass/fail split, are left out.
         ecl-suite)
-            grep -E '^Did [0-9]+ tests|^ +(Pass|Fail): |^ [A-Z][A-Z0-9.-]*:$' | sort ;;
+            grep -E '^Did [0-9]+ tests|^ [A-Z][A-Z0-9.-]*:$' \
+                | grep -v -E '^ MUTEX-00[34]-(FAIRNESS|INTERRUPTIBLE):$' | sort ;;
         none) : ;;
     esac
 }
