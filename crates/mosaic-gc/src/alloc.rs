@@ -322,7 +322,10 @@ pub extern "C" fn GC_memalign(align: usize, n: usize) -> *mut c_void {
     }
     let size = with_extra_byte(n);
     match with_mutator(|m| m.alloc_aligned(size, align, AllocFlags::CONSERVATIVE)) {
-        Ok(o) => o.as_ptr().cast(),
+        Ok(o) => {
+            crate::finalize::after_allocation();
+            o.as_ptr().cast()
+        }
         Err(_) => out_of_memory(n),
     }
 }

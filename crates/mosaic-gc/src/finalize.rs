@@ -71,7 +71,8 @@ fn notify_or_run() {
     if !crate::data::finalize_on_demand() {
         NOTIFY.store(false, Relaxed);
         run_pending();
-    } else if NOTIFY.swap(false, Relaxed) {
+    } else if NOTIFY.swap(false, Relaxed) && crate::heap::heap().pending_finalizers() > 0 {
+        // (None left: the program ran them already.)
         if let Some(f) = crate::data::finalizer_notifier() {
             // SAFETY: the program's notifier, called as bdwgc calls it.
             client_code(|| unsafe { f() });

@@ -143,7 +143,11 @@ fn bound_of(p: usize) -> usize {
 /// Called during marking (with a visitor); `start..limit` is readable as
 /// far as the descriptor says.
 pub unsafe fn mark_from(start: usize, descr: usize, limit: usize) {
-    let mut pending = vec![(start, descr, limit)];
+    // Only procedures and per-object descriptors queue more work: the
+    // common case allocates nothing.
+    let mut pending = Vec::new();
+    // SAFETY: as the caller says.
+    unsafe { mark_entry(start, descr, limit, &mut pending) };
     while let Some((start, descr, limit)) = pending.pop() {
         // SAFETY: as the caller says, for entries it gave and for those
         // procedures pushed (bounded by their object when in the heap).
@@ -196,15 +200,18 @@ unsafe fn mark_entry(
                 // SAFETY: inside the object.
                 unsafe { ((start + off) as *const usize).read() }
             } else {
-                // SAFETY: the object's first word (bounded above).
+                if start + W > limit {
+                    return;
+                }
+                // SAFETY: the object's first word, inside it.
                 let type_descr = unsafe { (start as *const usize).read() };
-                if type_descr == 0 || start + W > limit {
+                if type_descr == 0 {
                     return; // an object on a free list
                 }
                 // bdwgc: type_descr - (descr + (BIAS - GC_DS_PER_OBJECT)),
                 // descr signed (gcj's puts the descriptor a word in).
-                let back = (descr as isize)
-                    .wrapping_add((INDIR_PER_OBJ_BIAS - DS_PER_OBJECT) as isize);
+                let back =
+                    (descr as isize).wrapping_add((INDIR_PER_OBJ_BIAS - DS_PER_OBJECT) as isize);
                 let at = type_descr.wrapping_sub(back as usize);
                 // SAFETY: the client's type descriptor, as bdwgc reads it.
                 unsafe { (at as *const usize).read() }
@@ -276,8 +283,7 @@ pub fn set_reserved_proc(index: usize, f: *mut c_void) {
 
 /// gcj's kind descriptor: the object's first word points to a vtable
 /// whose second word is the mark descriptor.
-pub const GCJ_DESCR: usize =
-    (0usize.wrapping_sub(W + INDIR_PER_OBJ_BIAS)) | DS_PER_OBJECT;
+pub const GCJ_DESCR: usize = (0usize.wrapping_sub(W + INDIR_PER_OBJ_BIAS)) | DS_PER_OBJECT;
 
 #[no_mangle]
 pub extern "C" fn GC_new_proc(f: Option<MarkProc>) -> c_uint {

@@ -68,6 +68,7 @@ fn pause<E: Embedder>(
     // A small heap is collected on this thread alone: waking the GC
     // workers would cost more than they save.
     core.workers.set_serial(core.is_small());
+    core.note_peak_pages();
     let mut panics = core.finish_sweeping();
     core.events.emit(&mut panics, || GcEvent::CollectionStart {
         number,
