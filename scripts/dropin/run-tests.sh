@@ -154,7 +154,6 @@ add_test bdwgc-disclaim_bench "run_bdwgc disclaim_bench" none ignore "$B/disclai
 add_test bdwgc-test_cpp "run_bdwgc test_cpp" exact ignore "$B/test_cpp"
 
 NEXT="needs disclaim allocation (GC_finalized_malloc, GC_register_disclaim_proc), not built yet"
-xfail bdwgc-gctest "needs GC_suspend_thread/GC_resume_thread and disclaim allocation, not built yet"
 xfail bdwgc-disclaim_test "$NEXT"
 xfail bdwgc-disclaim_weakmap_test "$NEXT"
 xfail bdwgc-disclaim_bench "$NEXT"

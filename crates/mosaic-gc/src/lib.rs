@@ -35,6 +35,7 @@ mod heap;
 mod kinds;
 mod mark;
 mod roots;
+mod suspend;
 mod thread_api;
 mod threads;
 mod typed;

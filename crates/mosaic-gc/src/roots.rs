@@ -25,6 +25,10 @@ static SEGMENTS: Mutex<Vec<Range>> = Mutex::new(Vec::new());
 static ADDED: Mutex<Vec<Range>> = Mutex::new(Vec::new());
 static EXCLUDED: Mutex<Vec<Range>> = Mutex::new(Vec::new());
 pub static UNCOLLECTABLE: Mutex<Option<FxHashSet<usize>>> = Mutex::new(None);
+/// The arguments of threads `GC_pthread_create` started that have not
+/// registered yet (bdwgc keeps them in scanned memory too): nothing else
+/// may hold them meanwhile.
+static STARTING: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 /// `GC_register_has_static_roots_callback`'s function.
 pub type StaticRootsCallback =
@@ -48,6 +52,9 @@ pub fn scan<T: Tracer>(t: &mut T) {
         for &o in set {
             t.visit_ambiguous(o);
         }
+    }
+    for &a in STARTING.lock().iter() {
+        t.visit_ambiguous(a);
     }
     crate::finalize::scan_client_data(t);
     crate::mark::push_other_roots(t);
@@ -155,6 +162,19 @@ pub fn add_uncollectable(o: usize) {
         .lock()
         .get_or_insert_with(Default::default)
         .insert(o);
+}
+
+/// Keeps a starting thread's argument alive until [`started`].
+pub fn starting(arg: usize) {
+    STARTING.lock().push(arg);
+}
+
+/// The thread given `arg` has registered: its own stack holds it now.
+pub fn started(arg: usize) {
+    let mut v = STARTING.lock();
+    if let Some(i) = v.iter().position(|&a| a == arg) {
+        v.swap_remove(i);
+    }
 }
 
 /// Whether `o` was uncollectable (and is not any more).

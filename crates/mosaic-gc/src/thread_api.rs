@@ -95,7 +95,7 @@ pub unsafe extern "C" fn GC_call_with_alloc_lock(f: FnType, data: *mut c_void) -
     let Some(f) = f else {
         return std::ptr::null_mut();
     };
-    threads::with_mutator(|_| {
+    threads::with_mutator_no_stop(|_| {
         // SAFETY: the program's function with its argument.
         unsafe { f(data) }
     })
@@ -110,9 +110,9 @@ pub extern "C" fn GC_alloc_lock() {
 
 #[no_mangle]
 pub extern "C" fn GC_alloc_unlock() {
+    // A collection that waited meanwhile stops this thread by its next
+    // signal (see `threads::with_mutator_no_stop`).
     drop(InGc);
-    // Stop here if a collection waited for us meanwhile.
-    threads::with_mutator(|_| ());
 }
 
 /// Fork handlers are always installed (when the heap is created): a
@@ -212,11 +212,6 @@ pub extern "C" fn GC_register_altstack(
     _alt: *mut c_void,
     _alt_size: usize,
 ) {
-}
-
-#[no_mangle]
-pub extern "C" fn GC_is_thread_suspended(_t: libc::pthread_t) -> c_int {
-    0
 }
 
 /// Opens a library: blocking (the loader may take long, and its lock).

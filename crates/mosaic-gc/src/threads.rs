@@ -38,6 +38,8 @@ pub struct ThreadState {
     requested: *const std::sync::atomic::AtomicU8,
     /// Rounds of the exit destructor seen.
     exit_rounds: Cell<u32>,
+    /// `GC_suspend_thread` and its acknowledgement (`suspend.rs`).
+    pub suspend: crate::suspend::SuspendState,
 }
 
 /// The thread's state, in one thread-local: a shared library's
@@ -137,17 +139,28 @@ extern "C" fn on_suspend(_: c_int, _: *mut libc::siginfo_t, _: *mut c_void) {
             // CUR points to it; the thread was interrupted outside every
             // call of this library (IN_GC is 0), so outside the heap.
             unsafe { (*ts).parker.park() };
+            // SAFETY: as above; stays here while `GC_suspend_thread` says.
+            unsafe { crate::suspend::in_handler(&(*ts).suspend, &(*ts).parker) };
         }
     }
     // SAFETY: as above.
     unsafe { *libc::__errno_location() = saved };
 }
 
-/// The stop hook: signals every other registered thread.
+/// The collection whose pause last listed the segments (plus one).
+static REFRESHED_FOR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The stop hook: signals every other registered thread. A collector calls
+/// it again while some thread has not stopped (one that put the signal off
+/// inside a call and left it without parking, see
+/// `GC_call_with_alloc_lock`): parked threads ignore the repeat.
 fn stop_others() {
     // The segments are listed before any thread stops (one could hold the
-    // loader's lock).
-    crate::roots::refresh();
+    // loader's lock), once per pause.
+    let pause = heap().counters().collections + 1;
+    if REFRESHED_FOR.swap(pause, SeqCst) != pause {
+        crate::roots::refresh();
+    }
     // SAFETY: pthread_self has no preconditions.
     let me = unsafe { libc::pthread_self() };
     for e in REGISTRY.lock().iter() {
@@ -211,6 +224,23 @@ pub fn with_mutator<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
         poll(ts);
     }
     r
+}
+
+/// [`with_mutator`] without the safepoint on the way out: a collection that
+/// asked this thread to stop meanwhile gets it by its next signal, a moment
+/// later, not right where `f` returns. For the calls that stand for bdwgc's
+/// allocation lock: their callers may finish a change to their own data
+/// right after the lock is released (Guile relocates its VM stack in
+/// `GC_call_with_alloc_lock` and updates its stack pointer after it), and
+/// no collection may see the change half done.
+pub fn with_mutator_no_stop<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
+    let l = local();
+    if l.cur.get().is_null() {
+        register_current();
+    }
+    let _g = InGc::enter();
+    // SAFETY: see `mutator_of`; the reference ends with the call.
+    f(unsafe { mutator_of(l.cur.get()) })
 }
 
 /// The calling thread's mutator: its own, or the one lent to a running
@@ -325,6 +355,7 @@ fn register_current() -> *mut ThreadState {
         parker,
         requested,
         exit_rounds: Cell::new(0),
+        suspend: Default::default(),
     }));
     local().cur.set(ts);
     REGISTRY.lock().push(Entry(me, ts));
@@ -388,7 +419,13 @@ pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
         // SAFETY: see `mutator_of`; each reference ends with its statement.
         unsafe { mutator_of(ts) }.enter_blocking().is_ok()
     };
+    // SAFETY: the thread's own state.
+    let suspend = unsafe { &(*ts).suspend };
+    suspend.set_blocking(true);
     let r = client_code(f);
+    // A thread suspended while it blocked stops here, still detached.
+    suspend.wait_while_suspended();
+    suspend.set_blocking(false);
     if entered {
         let _g = InGc::enter();
         // SAFETY: as above.
@@ -396,6 +433,28 @@ pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
     }
     poll(ts);
     r
+}
+
+/// Runs `f` with the registered thread `t`'s state, under the registry's
+/// lock (so the thread cannot unregister meanwhile); `None` if `t` is not
+/// registered.
+pub fn with_thread<R>(t: libc::pthread_t, f: impl FnOnce(&ThreadState) -> R) -> Option<R> {
+    let reg = REGISTRY.lock();
+    let e = reg
+        .iter()
+        // SAFETY: pthread_equal has no preconditions.
+        .find(|e| unsafe { libc::pthread_equal(e.0, t) } != 0)?;
+    // SAFETY: a registered thread's state is alive while it is listed.
+    Some(f(unsafe { &*e.1 }))
+}
+
+/// Runs `f` in a blocking region of the calling thread (collections go on
+/// without it).
+pub fn blocking_region(f: impl FnOnce()) {
+    do_blocking(|| {
+        f();
+        std::ptr::null_mut()
+    });
 }
 
 /// `GC_call_with_gc_active`: inside a blocking region, `f` runs attached.
@@ -539,7 +598,9 @@ extern "C-unwind" fn thread_start(p: *mut c_void) -> *mut c_void {
         (start.f, start.arg)
     };
     current();
-    let r = f(arg);
+    // Registered: this stack (scanned from now on) holds `arg`.
+    guarded(|| crate::roots::started(arg as usize));
+    let r = f(std::hint::black_box(arg));
     unregister_current();
     r
 }
@@ -552,6 +613,8 @@ pub unsafe extern "C" fn GC_pthread_create(
     arg: *mut c_void,
 ) -> c_int {
     heap();
+    // Until the new thread registers, only this library holds `arg`.
+    guarded(|| crate::roots::starting(arg as usize));
     let p = Box::into_raw(Box::new(Start { f, arg }));
     // SAFETY: the caller's arguments, passed on; the trampoline owns `p`.
     let rc = unsafe {
@@ -568,6 +631,7 @@ pub unsafe extern "C" fn GC_pthread_create(
     if rc != 0 {
         // SAFETY: the thread was not created: the box is still ours.
         drop(unsafe { Box::from_raw(p) });
+        guarded(|| crate::roots::started(arg as usize));
     }
     rc
 }
@@ -579,6 +643,9 @@ pub unsafe extern "C" fn GC_pthread_join(t: libc::pthread_t, ret: *mut *mut c_vo
         // SAFETY: the caller's arguments.
         unsafe { libc::pthread_join(t, ret) as usize as *mut c_void }
     });
+    if r.is_null() {
+        guarded(|| crate::suspend::forget(t));
+    }
     r as usize as c_int
 }
 

@@ -32,8 +32,6 @@ not_yet!(
     GC_finalized_malloc,
     GC_init_finalized_malloc,
     GC_register_disclaim_proc,
-    GC_suspend_thread,
-    GC_resume_thread,
 );
 
 // ---- the debugging allocator: the plain calls (GC_EXTRA_PARAMS ignored) ----

@@ -124,3 +124,11 @@ fn kinds_and_mark_procedures() {
     }
     all_ok(&run_c("kinds_mark_procs"), 9);
 }
+
+#[test]
+fn threads_suspended_and_resumed() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("suspend_thread"), 5);
+}

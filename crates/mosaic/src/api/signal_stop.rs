@@ -49,7 +49,10 @@ impl<E: Embedder> Heap<E> {
     /// runs without any lock of the heap held, and must skip the calling
     /// thread (the collector: a signal would park it inside its own
     /// collection). While a hook is installed, a collector looks for threads
-    /// parked by a signal every 50 µs.
+    /// parked by a signal every 50 µs, and calls the hook again every 2 ms
+    /// while some thread has not stopped (a thread may put a signal off
+    /// while it is inside a call, then leave the call without parking): it
+    /// must tolerate threads that are stopped already.
     pub fn set_stop_hook(&self, hook: Option<Box<dyn Fn() + Send + Sync>>) {
         self.inner
             .world

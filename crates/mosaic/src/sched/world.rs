@@ -53,6 +53,10 @@ struct Info {
     status: Status,
 }
 
+/// How long a collector waits for signalled threads before calling the
+/// stop hook again.
+const HOOK_RETRY: Duration = Duration::from_millis(2);
+
 /// The set of mutators and whether one of them is collecting.
 pub struct World {
     requested: AtomicBool,
@@ -307,8 +311,19 @@ impl World {
             MutexGuard::unlocked(&mut s, || hook());
         }
         let started = Instant::now();
+        let mut hooked = started;
         let mut warned = false;
         while s.parked + self.signal_parked(seq) + 1 < s.active {
+            // A thread may have put off the signal (it was inside a call
+            // that must not stop) and left that call without stopping: ask
+            // again, as the Boehm collector retries its signals.
+            if let Some(hook) = &hook {
+                if hooked.elapsed() >= HOOK_RETRY {
+                    hooked = Instant::now();
+                    MutexGuard::unlocked(&mut s, || hook());
+                    continue;
+                }
+            }
             // A signal handler cannot notify the condition variable: with
             // a hook, look again every 50 µs.
             let step = hook.as_ref().map(|_| Duration::from_micros(50));
