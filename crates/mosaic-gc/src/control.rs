@@ -187,11 +187,15 @@ pub extern "C" fn GC_get_toggleref_func() -> *const c_void {
 #[no_mangle]
 pub extern "C" fn GC_register_describe_type_fn(_kind: c_int, _f: *const c_void) {}
 
-/// Whether `p`'s object is live (Mosaic's mark bits exist only during a
-/// collection; between collections every allocated object counts).
+/// Whether `p`'s object is marked: during a collection (a mark
+/// procedure's question), by that collection's mark bit; between
+/// collections every allocated object counts as marked.
 #[no_mangle]
 pub extern "C" fn GC_is_marked(p: *const c_void) -> c_int {
-    c_int::from(crate::alloc::base_of(p).is_some())
+    match crate::heap::heap_if_created() {
+        Some(h) if !p.is_null() => c_int::from(h.is_marked(p.cast()) == Some(true)),
+        _ => 0,
+    }
 }
 
 /// Stops every other registered thread until `GC_start_world_external`.

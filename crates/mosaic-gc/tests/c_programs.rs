@@ -122,7 +122,7 @@ fn kinds_and_mark_procedures() {
     if header_missing() {
         return;
     }
-    all_ok(&run_c("kinds_mark_procs"), 9);
+    all_ok(&run_c("kinds_mark_procs"), 10);
 }
 
 #[test]

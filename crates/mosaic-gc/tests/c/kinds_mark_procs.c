@@ -3,7 +3,8 @@
  * pushes ranges on the mark stack (enough of them to overflow it), a
  * bitmap kind, a descriptor that lies about the length, free lists from
  * GC_generic_malloc_many linked through word 0, the push-other-roots
- * hook, gcj objects, and finalizers registered with an interior pointer.
+ * hook, gcj objects, GC_is_marked inside a procedure, and finalizers
+ * registered with an interior pointer.
  * Each line of the report ends in "ok". Liveness is observed through
  * disappearing links and finalizers, with the objects made in frames that
  * have returned, so no stale stack word keeps them.
@@ -37,12 +38,20 @@ static NOINLINE void clear_stack(void) {
 /* ---- 1. a procedure that marks the first n fields only ---- */
 struct counted { GC_word n; void *field[4]; };
 static unsigned counted_kind;
+/* What GC_is_marked said about field 0 inside the procedure. */
+static volatile int marked_before_seen_clear, marked_after_always = 1;
 static struct GC_ms_entry *mark_counted(GC_word *addr, struct GC_ms_entry *msp,
                                         struct GC_ms_entry *lim, GC_word env) {
     struct counted *c = (struct counted *)addr;
     (void)env;
-    for (GC_word i = 0; i < c->n && i < 4; i++)
+    for (GC_word i = 0; i < c->n && i < 4; i++) {
+        int before = i == 0 && c->field[0] ? GC_is_marked(c->field[0]) : 1;
         msp = GC_MARK_AND_PUSH(c->field[i], msp, lim, (void **)&c->field[i]);
+        if (i == 0 && c->field[0]) {
+            if (!before) marked_before_seen_clear = 1;
+            if (!GC_is_marked(c->field[0])) marked_after_always = 0;
+        }
+    }
     return msp;
 }
 
@@ -255,6 +264,10 @@ int main(void) {
     collect();
     printf("all GC_size bytes of a made kind's object are the program's: %s\n",
            GC_get_kind_and_size(c, 0) == (int)counted_kind && link_in != 0 ? "ok" : "WRONG");
+
+    printf("GC_is_marked answers for the collection in progress: %s\n",
+           marked_before_seen_clear && marked_after_always
+                   && GC_is_marked(GC_REVEAL_POINTER(link_in)) ? "ok" : "WRONG");
 
     for (int i = 0; i < 10 && finalized_tagged < MANY * 9 / 10; i++) {
         collect();

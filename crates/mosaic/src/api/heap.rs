@@ -150,6 +150,27 @@ impl<E: Embedder> Heap<E> {
         Some((ObjRef::from_ptr(start as *mut u8)?, size))
     }
 
+    /// Whether the object `p` points into (interior pointers included) is
+    /// marked: during a pause, by the collection in progress (what a
+    /// conservative runtime's mark procedure or finalizer logic asks, the
+    /// Boehm collector's `GC_is_marked`); between pauses every allocated
+    /// object counts as marked (it survived the last collection or was
+    /// allocated since). `None` when `p` is not inside a live object.
+    pub fn is_marked(&self, p: *const u8) -> Option<bool> {
+        let t = &self.inner.core.table;
+        let (d, slot) = match t.locate(p as usize) {
+            Located::Small { page, slot, .. } if t.desc(page).slot_is_live(slot) => {
+                (t.desc(page), slot)
+            }
+            Located::Large { head, .. } if t.desc(head).alloc.get(0) => (t.desc(head), 0),
+            _ => return None,
+        };
+        if !self.inner.world.pause_on() {
+            return Some(true);
+        }
+        Some(d.mark.get(slot))
+    }
+
     /// The address range the heap's objects can occupy (its reservation):
     /// every object lies in `start..end`.
     pub fn address_range(&self) -> std::ops::Range<usize> {
