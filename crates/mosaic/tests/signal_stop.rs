@@ -3,7 +3,9 @@
 //! heap call (its list held only in locals and registers) is parked by a
 //! signal handler, its stack scanned, and its allocation context flushed
 //! for it; the list survives, in place, and the spinner allocates again
-//! afterwards from a fresh run.
+//! afterwards from a fresh run. A thread that puts a pause's first signal
+//! off (as one inside a call that must not stop) gets another: the
+//! collector calls the stop hook again until every thread has stopped.
 
 mod common;
 
@@ -21,8 +23,16 @@ thread_local! {
 }
 
 static PARKS: AtomicUsize = AtomicUsize::new(0);
+/// The next signal is put off (as by a thread inside a call that must not
+/// stop), and counted here.
+static PUT_OFF: AtomicBool = AtomicBool::new(false);
+static PUT_OFF_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 extern "C" fn on_signal(_: i32) {
+    if PUT_OFF.swap(false, SeqCst) {
+        PUT_OFF_COUNT.fetch_add(1, SeqCst);
+        return;
+    }
     let p = PARKER.with(|p| p.get());
     if !p.is_null() {
         // SAFETY: the spinner set the pointer to its parker, which it keeps
@@ -142,4 +152,72 @@ fn a_thread_that_never_polls_is_stopped_by_a_signal_and_its_stack_scanned() {
         );
         h.set_stop_hook(None);
     }
+}
+
+#[test]
+fn a_thread_that_put_the_signal_off_is_asked_again() {
+    install_handler();
+    let h = heap(small_config());
+    let spinner_tid = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let ready = Arc::new(AtomicBool::new(false));
+    {
+        let tid = spinner_tid.clone();
+        h.set_stop_hook(Some(Box::new(move || {
+            let t = tid.load(SeqCst);
+            // SAFETY: pthread_self has no preconditions.
+            if t != 0 && t != unsafe { libc::pthread_self() } as usize {
+                // SAFETY: the spinner clears its id before it exits.
+                unsafe { libc::pthread_kill(t as libc::pthread_t, SIG) };
+            }
+        })));
+    }
+    let spinner = {
+        let (h, tid, stop, ready) = (h.clone(), spinner_tid.clone(), stop.clone(), ready.clone());
+        std::thread::spawn(move || {
+            let mut m = h.mutator().unwrap();
+            m.set_conservative_stack(true).unwrap();
+            let parker = m.signal_parker();
+            PARKER.with(|p| p.set(&parker));
+            // SAFETY: pthread_self has no preconditions.
+            tid.store(unsafe { libc::pthread_self() } as usize, SeqCst);
+            let head = std::hint::black_box(build(&mut m, 1_000));
+            ready.store(true, SeqCst);
+            while !stop.load(SeqCst) {
+                assert_eq!(sum_ids(head), 1_000 * 1_001 / 2);
+            }
+            PARKER.with(|p| p.set(std::ptr::null()));
+            tid.store(0, SeqCst);
+        })
+    };
+    while !ready.load(SeqCst) {
+        std::thread::yield_now();
+    }
+    // Collections on another thread, watched: without a second signal
+    // they would wait for the spinner for ever.
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let collector = {
+        let h = h.clone();
+        std::thread::spawn(move || {
+            let mut m = h.mutator().unwrap();
+            for _ in 0..10 {
+                PUT_OFF.store(true, SeqCst);
+                m.collect();
+            }
+            done_tx.send(()).unwrap();
+        })
+    };
+    let finished = done_rx.recv_timeout(std::time::Duration::from_secs(60));
+    stop.store(true, SeqCst);
+    assert!(
+        finished.is_ok(),
+        "a collection waited for ever for a thread that put its signal off"
+    );
+    collector.join().unwrap();
+    spinner.join().unwrap();
+    assert!(
+        PUT_OFF_COUNT.load(SeqCst) >= 10,
+        "every pause's first signal was put off"
+    );
+    h.set_stop_hook(None);
 }

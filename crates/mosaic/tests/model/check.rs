@@ -44,6 +44,12 @@ impl Harness {
                 self.heap.is_object(o.as_ptr()),
                 "object {id} is no longer allocated"
             );
+            // Between pauses every allocated object reads as marked.
+            assert_eq!(
+                self.heap.is_marked(o.as_ptr()),
+                Some(true),
+                "is_marked of {id}"
+            );
             if mo.is_ephemeron() {
                 let key = self.heap.ephemeron_key(o).expect("an ephemeron");
                 let value = self.heap.ephemeron_value(o).expect("an ephemeron");
