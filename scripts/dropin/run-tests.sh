@@ -138,7 +138,7 @@ B=$BUILD/bdwgc
 run_bdwgc() { "$B/$1" "${@:2}"; }
 add_test bdwgc-gctest "run_bdwgc gctest" gctest ignore "$B/gctest"
 # The same test.c as a C program without gcj, disclaim and thread
-# suspension (what those need is custom kinds and mark procedures).
+# suspension (Debian's configuration minus those).
 add_test bdwgc-gctest-c "run_bdwgc gctest-c" gctest ignore "$B/gctest-c"
 add_test bdwgc-hugetest "run_bdwgc hugetest" exact ignore "$B/hugetest"
 add_test bdwgc-middletest "run_bdwgc middletest" digits ignore "$B/middletest"
@@ -153,10 +153,6 @@ add_test bdwgc-disclaim_weakmap_test "run_bdwgc disclaim_weakmap_test" digits ig
 add_test bdwgc-disclaim_bench "run_bdwgc disclaim_bench" none ignore "$B/disclaim_bench"
 add_test bdwgc-test_cpp "run_bdwgc test_cpp" exact ignore "$B/test_cpp"
 
-NEXT="needs disclaim allocation (GC_finalized_malloc, GC_register_disclaim_proc), not built yet"
-xfail bdwgc-disclaim_test "$NEXT"
-xfail bdwgc-disclaim_weakmap_test "$NEXT"
-xfail bdwgc-disclaim_bench "$NEXT"
 
 # w3m: each page at 80 and at 200 columns.
 run_w3m() {

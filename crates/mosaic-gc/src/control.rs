@@ -188,10 +188,16 @@ pub extern "C" fn GC_get_toggleref_func() -> *const c_void {
 pub extern "C" fn GC_register_describe_type_fn(_kind: c_int, _f: *const c_void) {}
 
 /// Whether `p`'s object is marked: during a collection (a mark
-/// procedure's question), by that collection's mark bit; between
-/// collections every allocated object counts as marked.
+/// procedure's question), by that collection's mark bit; inside a disclaim
+/// procedure, whether it was revived (`disclaim.rs`); otherwise every
+/// allocated object counts as marked.
 #[no_mangle]
 pub extern "C" fn GC_is_marked(p: *const c_void) -> c_int {
+    if let Some(o) = crate::alloc::base_of(p) {
+        if let Some(m) = crate::disclaim::is_marked_in_disclaim(o.addr()) {
+            return c_int::from(m);
+        }
+    }
     match crate::heap::heap_if_created() {
         Some(h) if !p.is_null() => c_int::from(h.is_marked(p.cast()) == Some(true)),
         _ => 0,

@@ -184,6 +184,7 @@ fn on_event(e: &GcEvent) {
             allocated_bytes, ..
         } => {
             crate::control::collection_started(*allocated_bytes);
+            crate::disclaim::collection_started();
         }
         GcEvent::CollectionEnd {
             number,

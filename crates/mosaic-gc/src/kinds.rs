@@ -121,6 +121,7 @@ pub fn alloc_with(m: &mut crate::heap::GcMutator, size: usize, k: usize) -> Opti
     let slot = heap().object_size(o).unwrap_or(size);
     // SAFETY: the last word of the fresh object's slot.
     unsafe { o.as_ptr().add(slot - W).cast::<usize>().write(k) };
+    crate::disclaim::after_alloc(m, o, k);
     Some(o)
 }
 

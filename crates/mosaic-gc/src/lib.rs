@@ -30,6 +30,8 @@
 mod alloc;
 mod control;
 mod data;
+mod debug;
+mod disclaim;
 mod finalize;
 mod heap;
 mod kinds;
@@ -39,4 +41,3 @@ mod suspend;
 mod thread_api;
 mod threads;
 mod typed;
-mod unsupported;

@@ -331,10 +331,16 @@ pub unsafe extern "C" fn GC_push_conditional(bottom: *mut c_void, top: *mut c_vo
 }
 
 /// Marks `p`'s object during a collection (it is scanned too: a superset
-/// of what bdwgc retains). Outside one, objects are all live already.
+/// of what bdwgc retains). Outside one, it counts as marked for the
+/// disclaim procedures that run before the next collection
+/// (`disclaim.rs`).
 #[no_mangle]
 pub extern "C" fn GC_set_mark_bit(p: *const c_void) {
-    visit(p as usize);
+    if !visit(p as usize) {
+        if let Some(o) = crate::alloc::base_of(p) {
+            crate::disclaim::revive(o.addr());
+        }
+    }
 }
 
 /// Mosaic's mark bits belong to the collection in progress; there is

@@ -1,38 +1,10 @@
-//! The debugging allocator's entry points (a 0-byte debug header: they are
-//! the plain calls) and the calls not built yet, which stop the program
-//! with a message naming the function instead of misbehaving: custom
-//! kinds and mark procedures, gcj and disclaim allocation, toggle
-//! references, fibers' stack bottoms, external world stops.
+//! The debugging allocator's entry points: a 0-byte debug header, so they
+//! are the plain calls (`GC_EXTRA_PARAMS` ignored).
 
 use std::ffi::{c_char, c_int, c_void};
 
 use crate::alloc::{self, Kind};
 use crate::finalize::FinalizerProc;
-
-/// Stops the program: `what` is not supported yet.
-#[cold]
-pub fn unsupported(what: &str) -> ! {
-    crate::control::abort_with(&format!(
-        "mosaic-gc: {what} is not supported yet by Mosaic's libgc.so.1 (custom kinds, mark \
-         procedures and the calls of language runtimes are the next step); run the program \
-         on the Boehm collector's own library"
-    ))
-}
-
-macro_rules! not_yet {
-    ($($name:ident),* $(,)?) => {$(
-        #[no_mangle]
-        pub extern "C" fn $name() -> *mut c_void {
-            unsupported(stringify!($name))
-        }
-    )*};
-}
-
-not_yet!(
-    GC_finalized_malloc,
-    GC_init_finalized_malloc,
-    GC_register_disclaim_proc,
-);
 
 // ---- the debugging allocator: the plain calls (GC_EXTRA_PARAMS ignored) ----
 

@@ -1,0 +1,194 @@
+//! Disclaim procedures and finalized allocation (`gc_disclaim.h`).
+//!
+//! bdwgc calls a kind's disclaim procedure on each unreachable object of
+//! the kind just before its memory is reclaimed, and keeps the object if
+//! the procedure returns non-zero; with `mark_unconditionally` the
+//! object's referents stay alive until the object itself goes.
+//! `GC_finalized_malloc` builds on it: the object's first (hidden) word
+//! holds its finalizer closure, tagged with bit 0, and the program gets the
+//! address one word in.
+//!
+//! Here each such object carries a Mosaic finalizer, ordered when the
+//! kind marks unconditionally (an ordered finalizer runs only after every
+//! finalizable object that reaches it is gone, which keeps the referents
+//! the same way) and unordered otherwise. When it runs, the disclaim
+//! procedure is called; a non-zero answer registers the finalizer again,
+//! so the object stays until a later collection finds it unreachable and
+//! the procedure lets it go. Differences from bdwgc: the procedure runs
+//! at the end of an allocation call (or in `GC_invoke_finalizers`), not
+//! inside the sweep, so it may even allocate; the object is reclaimed by
+//! the collection after the one that found it unreachable.
+//!
+//! Marks: inside a disclaim procedure `GC_is_marked` answers whether the
+//! object was found reachable, i.e. no (that is why the procedure runs)
+//! unless the program called `GC_set_mark_bit` on it since the collection
+//! began, as bdwgc's weak maps do to keep an entry they just looked up.
+
+use std::cell::Cell;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mosaic::{FinalizerOrder, ObjRef};
+use parking_lot::Mutex;
+use rustc_hash::FxHashSet;
+
+use crate::heap::GcMutator;
+use crate::kinds::MAX_KINDS;
+use crate::threads::{client_code, with_mutator};
+
+const W: usize = std::mem::size_of::<usize>();
+
+pub type DisclaimProc = Option<unsafe extern "C" fn(*mut c_void) -> c_int>;
+
+/// Each kind's disclaim procedure (0: none) and whether it marks
+/// unconditionally.
+static PROCS: [AtomicUsize; MAX_KINDS] = [const { AtomicUsize::new(0) }; MAX_KINDS];
+static UNCONDITIONAL: [AtomicUsize; MAX_KINDS] = [const { AtomicUsize::new(0) }; MAX_KINDS];
+
+/// The finalized kind (`GC_init_finalized_malloc`): bdwgc's normal kind
+/// with its own number, here the plain conservative kind plus this flag.
+const FINALIZED: usize = usize::MAX;
+
+/// Objects given `GC_set_mark_bit` since the last collection began.
+static REVIVED: Mutex<Option<FxHashSet<usize>>> = Mutex::new(None);
+
+thread_local! {
+    /// This thread is inside a disclaim procedure.
+    static IN_DISCLAIM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `GC_set_mark_bit` outside a collection: `obj` counts as marked for the
+/// disclaim procedures that run before the next collection.
+pub fn revive(obj: usize) {
+    crate::threads::guarded(|| {
+        REVIVED
+            .lock()
+            .get_or_insert_with(Default::default)
+            .insert(obj);
+    });
+}
+
+/// A collection begins: earlier revivals are forgotten (bdwgc clears its
+/// mark bits then).
+pub fn collection_started() {
+    if let Some(set) = REVIVED.lock().as_mut() {
+        set.clear();
+    }
+}
+
+/// `GC_is_marked` inside a disclaim procedure (`None`: not inside one).
+pub fn is_marked_in_disclaim(obj: usize) -> Option<bool> {
+    if !IN_DISCLAIM.with(Cell::get) {
+        return None;
+    }
+    Some(crate::threads::guarded(|| {
+        REVIVED.lock().as_ref().is_some_and(|s| s.contains(&obj))
+    }))
+}
+
+fn order_of(kind: usize) -> FinalizerOrder {
+    let unconditional = kind == FINALIZED
+        || UNCONDITIONAL
+            .get(kind)
+            .is_some_and(|u| u.load(Ordering::Relaxed) != 0);
+    if unconditional {
+        FinalizerOrder::Ordered
+    } else {
+        FinalizerOrder::Unordered
+    }
+}
+
+/// After allocating `o` of `kind` (inside the allocation call): gives it
+/// its finalizer if the kind has a disclaim procedure.
+pub fn after_alloc(m: &mut GcMutator, o: ObjRef, kind: usize) {
+    let Some(p) = PROCS.get(kind) else { return };
+    let f = p.load(Ordering::Acquire);
+    if f != 0 {
+        let _ = m.register_finalizer_fn(o, order_of(kind), on_unreachable, f, kind);
+    }
+}
+
+/// Mosaic's finalizer of an object with a disclaim procedure.
+fn on_unreachable(m: &mut GcMutator, obj: ObjRef, f: usize, kind: usize) {
+    let keep = if kind == FINALIZED {
+        finalize_closure(obj);
+        0
+    } else {
+        // SAFETY: a disclaim procedure registered for this object's kind.
+        let f: unsafe extern "C" fn(*mut c_void) -> c_int = unsafe { std::mem::transmute(f) };
+        let p = obj.as_ptr().cast::<c_void>();
+        IN_DISCLAIM.with(|d| d.set(true));
+        // SAFETY: bdwgc's call: the object's base.
+        let keep = crate::threads::lend(m, || client_code(|| unsafe { f(p) }));
+        IN_DISCLAIM.with(|d| d.set(false));
+        keep
+    };
+    if keep != 0 {
+        let _ = m.register_finalizer_fn(obj, order_of(kind), on_unreachable, f, kind);
+    }
+}
+
+/// Runs the finalizer closure of a `GC_finalized_malloc` object, if its
+/// first word still holds one (tag bit set).
+fn finalize_closure(obj: ObjRef) {
+    // SAFETY: the object's first word, written at allocation.
+    let w = unsafe { obj.as_ptr().cast::<usize>().read() };
+    if w & 1 == 0 {
+        return;
+    }
+    let fc = (w & !1) as *const Closure;
+    // SAFETY: the closure the program passed (it must outlive the object).
+    let (proc_, cd) = unsafe { ((*fc).proc_, (*fc).cd) };
+    if let Some(f) = proc_ {
+        // SAFETY: the program's finalizer with bdwgc's arguments: the
+        // address it was given and the closure's data.
+        client_code(|| unsafe { f(obj.as_ptr().add(W).cast(), cd) });
+    }
+}
+
+/// `struct GC_finalizer_closure`.
+#[repr(C)]
+pub struct Closure {
+    proc_: crate::finalize::FinalizerProc,
+    cd: *mut c_void,
+}
+
+#[no_mangle]
+pub extern "C" fn GC_init_finalized_malloc() {}
+
+#[no_mangle]
+pub extern "C" fn GC_register_disclaim_proc(
+    kind: c_int,
+    proc_: DisclaimProc,
+    mark_unconditionally: c_int,
+) {
+    let Ok(k) = usize::try_from(kind) else { return };
+    if k >= MAX_KINDS {
+        return;
+    }
+    UNCONDITIONAL[k].store(usize::from(mark_unconditionally != 0), Ordering::Relaxed);
+    PROCS[k].store(proc_.map_or(0, |f| f as usize), Ordering::Release);
+}
+
+/// `size` bytes finalized by `fc` when unreachable; the program gets the
+/// address one word into the object (the first word is the closure).
+#[no_mangle]
+pub extern "C" fn GC_finalized_malloc(size: usize, fc: *const Closure) -> *mut c_void {
+    let Some(total) = size.checked_add(W) else {
+        return crate::alloc::out_of_memory(size);
+    };
+    let p = crate::alloc::alloc(total, crate::alloc::Kind::Normal);
+    if p.is_null() {
+        return p;
+    }
+    // SAFETY: a fresh object of at least one word.
+    unsafe { p.cast::<usize>().write(fc as usize | 1) };
+    let Some(o) = crate::alloc::base_of(p) else {
+        return std::ptr::null_mut();
+    };
+    with_mutator(|m| {
+        let _ = m.register_finalizer_fn(o, FinalizerOrder::Ordered, on_unreachable, 0, FINALIZED);
+    });
+    // SAFETY: one word into the object.
+    unsafe { p.cast::<u8>().add(W).cast() }
+}
