@@ -55,6 +55,19 @@ fn install_handler() {
     }
 }
 
+/// A stop hook that signals the spinner whose pthread id is in `tid` (0:
+/// none yet, or gone), unless the collector is that thread.
+fn signal_hook(tid: Arc<AtomicUsize>) -> Box<dyn Fn() + Send + Sync> {
+    Box::new(move || {
+        let t = tid.load(SeqCst);
+        // SAFETY: pthread_self has no preconditions.
+        if t != 0 && t != unsafe { libc::pthread_self() } as usize {
+            // SAFETY: the spinner clears its id before it exits.
+            unsafe { libc::pthread_kill(t as libc::pthread_t, SIG) };
+        }
+    })
+}
+
 #[inline(never)]
 fn build(m: &mut TestMutator, n: u64) -> ObjRef {
     let mut head = new_pair(m, 1, None, None).unwrap();
@@ -89,14 +102,7 @@ fn a_thread_that_never_polls_is_stopped_by_a_signal_and_its_stack_scanned() {
         let ready = Arc::new(AtomicBool::new(false));
         {
             let tid = spinner_tid.clone();
-            h.set_stop_hook(Some(Box::new(move || {
-                let t = tid.load(SeqCst);
-                // SAFETY: pthread_self has no preconditions.
-                if t != 0 && t != unsafe { libc::pthread_self() } as usize {
-                    // SAFETY: the spinner clears its id before it exits.
-                    unsafe { libc::pthread_kill(t as libc::pthread_t, SIG) };
-                }
-            })));
+            h.set_stop_hook(Some(signal_hook(tid)));
         }
         let n = 5_000u64;
         let spinner = {
@@ -163,14 +169,7 @@ fn a_thread_that_put_the_signal_off_is_asked_again() {
     let ready = Arc::new(AtomicBool::new(false));
     {
         let tid = spinner_tid.clone();
-        h.set_stop_hook(Some(Box::new(move || {
-            let t = tid.load(SeqCst);
-            // SAFETY: pthread_self has no preconditions.
-            if t != 0 && t != unsafe { libc::pthread_self() } as usize {
-                // SAFETY: the spinner clears its id before it exits.
-                unsafe { libc::pthread_kill(t as libc::pthread_t, SIG) };
-            }
-        })));
+        h.set_stop_hook(Some(signal_hook(tid)));
     }
     let spinner = {
         let (h, tid, stop, ready) = (h.clone(), spinner_tid.clone(), stop.clone(), ready.clone());
