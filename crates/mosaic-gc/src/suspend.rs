@@ -70,6 +70,11 @@ impl SuspendState {
         self.blocking.store(on, SeqCst);
     }
 
+    /// The thread is inside a blocking region (detached: no signal needed).
+    pub fn is_blocking(&self) -> bool {
+        self.blocking.load(SeqCst)
+    }
+
     /// Waits (in a blocking region already) while the thread is suspended.
     pub fn wait_while_suspended(&self) {
         while self.suspended.load(SeqCst) {

@@ -164,8 +164,14 @@ fn stop_others() {
     // SAFETY: pthread_self has no preconditions.
     let me = unsafe { libc::pthread_self() };
     for e in REGISTRY.lock().iter() {
+        // A thread in a blocking region is not signalled (as in bdwgc: its
+        // system calls are not interrupted, the hook's retries included).
+        // SAFETY: a registered thread's state is alive while it is listed.
+        if unsafe { &*e.1 }.suspend.is_blocking() {
+            continue;
+        }
         // SAFETY: a registered thread has not exited (it leaves the registry
-        // first); a signal to a thread in a blocking region is ignored by it.
+        // first).
         if unsafe { libc::pthread_equal(e.0, me) } == 0 {
             unsafe { libc::pthread_kill(e.0, SIG_SUSPEND) };
         }
@@ -421,12 +427,15 @@ pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
     };
     // SAFETY: the thread's own state.
     let suspend = unsafe { &(*ts).suspend };
-    suspend.set_blocking(true);
+    // Set only while detached (stop signals skip the thread then).
+    if entered {
+        suspend.set_blocking(true);
+    }
     let r = client_code(f);
     // A thread suspended while it blocked stops here, still detached.
     suspend.wait_while_suspended();
-    suspend.set_blocking(false);
     if entered {
+        suspend.set_blocking(false);
         let _g = InGc::enter();
         // SAFETY: as above.
         let _ = unsafe { mutator_of(ts) }.leave_blocking();
@@ -462,16 +471,23 @@ pub fn with_gc_active(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
     let ts = current();
     // SAFETY: see `mutator_of`; each reference ends with its statement.
     let blocking = unsafe { mutator_of(ts) }.is_blocking();
+    // SAFETY: the thread's own state.
+    let suspend = unsafe { &(*ts).suspend };
     if blocking {
+        // Attached from here on: stop signals must reach the thread.
+        suspend.set_blocking(false);
         let _g = InGc::enter();
         // SAFETY: as above.
         let _ = unsafe { mutator_of(ts) }.leave_blocking();
     }
     let r = client_code(f);
     if blocking {
-        let _g = InGc::enter();
-        // SAFETY: as above.
-        let _ = unsafe { mutator_of(ts) }.enter_blocking();
+        {
+            let _g = InGc::enter();
+            // SAFETY: as above.
+            let _ = unsafe { mutator_of(ts) }.enter_blocking();
+        }
+        suspend.set_blocking(true);
     }
     r
 }
