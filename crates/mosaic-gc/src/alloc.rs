@@ -259,9 +259,12 @@ pub extern "C" fn GC_generic_or_special_malloc(n: usize, k: c_int) -> *mut c_voi
     GC_malloc_kind(n, k)
 }
 
+/// Most objects handed out per `GC_malloc_many` call.
+const MANY_MAX: usize = 64;
+
 /// Objects handed out per `GC_malloc_many` call: about a page's worth.
 fn many_count(n: usize) -> usize {
-    (4096 / n.max(16)).clamp(1, 64)
+    (4096 / n.max(16)).clamp(1, MANY_MAX)
 }
 
 /// A list of objects of `n` bytes linked through their first word, made
@@ -273,17 +276,29 @@ pub fn alloc_many(n: usize, kind: Kind) -> *mut c_void {
     };
     let uncollectable = matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable);
     let head = with_mutator(|m| {
-        let mut head: *mut c_void = std::ptr::null_mut();
-        for _ in 0..many_count(n) {
+        // Every object made so far stays in this array, on this thread's
+        // stack, until the list is linked: an allocation below may collect,
+        // and a pointer-free object's link word is never scanned, so a
+        // chain built as it goes would keep only its newest object.
+        let mut made = [0usize; MANY_MAX];
+        let mut count = 0;
+        while count < many_count(n) {
             let Some(o) = alloc_one(m, size, kind) else {
                 break;
             };
             if uncollectable {
                 crate::roots::add_uncollectable(o.addr());
             }
+            // SAFETY: an element of the local array (a volatile store, so
+            // the array is in memory when a collection scans the stack).
+            unsafe { std::ptr::write_volatile(&mut made[count], o.addr()) };
+            count += 1;
+        }
+        let mut head: *mut c_void = std::ptr::null_mut();
+        for &o in std::hint::black_box(&made)[..count].iter() {
             // SAFETY: a fresh object of at least one word.
-            unsafe { *o.as_ptr().cast::<*mut c_void>() = head };
-            head = o.as_ptr().cast();
+            unsafe { *(o as *mut *mut c_void) = head };
+            head = o as *mut c_void;
         }
         head
     });

@@ -19,10 +19,11 @@
 //! inside the sweep, so it may even allocate; the object is reclaimed by
 //! the collection after the one that found it unreachable.
 //!
-//! Marks: inside a disclaim procedure `GC_is_marked` answers whether the
-//! object was found reachable, i.e. no (that is why the procedure runs)
-//! unless the program called `GC_set_mark_bit` on it since the collection
-//! began, as bdwgc's weak maps do to keep an entry they just looked up.
+//! Marks: inside a disclaim procedure, `GC_is_marked` of that object
+//! answers whether it was found reachable, i.e. no (that is why the
+//! procedure runs) unless the program called `GC_set_mark_bit` on it since
+//! the collection began, as bdwgc's weak maps do to keep an entry they
+//! just looked up. Every other question gets the usual answer.
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
@@ -53,8 +54,8 @@ const FINALIZED: usize = usize::MAX;
 static REVIVED: Mutex<Option<FxHashSet<usize>>> = Mutex::new(None);
 
 thread_local! {
-    /// This thread is inside a disclaim procedure.
-    static IN_DISCLAIM: Cell<bool> = const { Cell::new(false) };
+    /// The object whose disclaim procedure this thread runs (0: none).
+    static IN_DISCLAIM: Cell<usize> = const { Cell::new(0) };
 }
 
 /// `GC_set_mark_bit` outside a collection: `obj` counts as marked for the
@@ -76,9 +77,12 @@ pub fn collection_started() {
     }
 }
 
-/// `GC_is_marked` inside a disclaim procedure (`None`: not inside one).
+/// `GC_is_marked` of the object a disclaim procedure runs for, asked from
+/// inside it outside any pause (`None`: another question).
 pub fn is_marked_in_disclaim(obj: usize) -> Option<bool> {
-    if !IN_DISCLAIM.with(Cell::get) {
+    if IN_DISCLAIM.with(Cell::get) != obj
+        || crate::heap::heap_if_created().is_some_and(|h| h.stop_sequence() & 1 == 1)
+    {
         return None;
     }
     Some(crate::threads::guarded(|| {
@@ -117,10 +121,10 @@ fn on_unreachable(m: &mut GcMutator, obj: ObjRef, f: usize, kind: usize) {
         // SAFETY: a disclaim procedure registered for this object's kind.
         let f: unsafe extern "C" fn(*mut c_void) -> c_int = unsafe { std::mem::transmute(f) };
         let p = obj.as_ptr().cast::<c_void>();
-        IN_DISCLAIM.with(|d| d.set(true));
+        let outer = IN_DISCLAIM.with(|d| d.replace(obj.addr()));
         // SAFETY: bdwgc's call: the object's base.
         let keep = crate::threads::lend(m, || client_code(|| unsafe { f(p) }));
-        IN_DISCLAIM.with(|d| d.set(false));
+        IN_DISCLAIM.with(|d| d.set(outer));
         keep
     };
     if keep != 0 {

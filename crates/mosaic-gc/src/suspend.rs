@@ -23,7 +23,7 @@ use mosaic::SignalParker;
 use parking_lot::Mutex;
 
 use crate::heap::Boehm;
-use crate::threads::{blocking_region, with_thread, SIG_SUSPEND};
+use crate::threads::{blocking_region, guarded, with_thread, SIG_SUSPEND};
 
 /// Threads suspended after they ended (unregistered, not joined yet):
 /// bdwgc marks those suspended too. Forgotten when resumed or joined.
@@ -31,18 +31,29 @@ static ENDED: Mutex<Vec<libc::pthread_t>> = Mutex::new(Vec::new());
 
 /// Forgets `t` (joined: its id may be reused).
 pub fn forget(t: libc::pthread_t) {
-    // SAFETY: pthread_equal has no preconditions.
-    ENDED
-        .lock()
-        .retain(|&e| unsafe { libc::pthread_equal(e, t) } == 0);
+    // (Signals deferred while the lock is held, as for every lock here.)
+    guarded(|| {
+        // SAFETY: pthread_equal has no preconditions.
+        ENDED
+            .lock()
+            .retain(|&e| unsafe { libc::pthread_equal(e, t) } == 0);
+    });
 }
 
 fn ended(t: libc::pthread_t) -> bool {
-    // SAFETY: pthread_equal has no preconditions.
-    ENDED
-        .lock()
-        .iter()
-        .any(|&e| unsafe { libc::pthread_equal(e, t) } != 0)
+    guarded(|| {
+        // SAFETY: pthread_equal has no preconditions.
+        ENDED
+            .lock()
+            .iter()
+            .any(|&e| unsafe { libc::pthread_equal(e, t) } != 0)
+    })
+}
+
+fn mark_ended(t: libc::pthread_t) {
+    if !ended(t) {
+        guarded(|| ENDED.lock().push(t));
+    }
 }
 
 /// Per-thread suspension state.
@@ -81,6 +92,20 @@ impl SuspendState {
             nap();
         }
     }
+
+    /// Clears the blocking flag on the way out of a blocking region, once
+    /// no suspension is asked for: a suspender that saw the flag set
+    /// returned at once, counting on the thread to stop here.
+    pub fn leave_blocking_unsuspended(&self) {
+        loop {
+            self.wait_while_suspended();
+            self.blocking.store(false, SeqCst);
+            if !self.suspended.load(SeqCst) {
+                return;
+            }
+            self.blocking.store(true, SeqCst);
+        }
+    }
 }
 
 /// In the stop signal's handler, after the pause's park: stays while the
@@ -94,9 +119,8 @@ pub unsafe fn in_handler(s: &SuspendState, p: &SignalParker<Boehm>) {
     }
     s.ack.store(true, SeqCst);
     while s.suspended.load(SeqCst) {
-        if p.pause_requested() {
-            // SAFETY: as the caller says (the handler, this thread's parker).
-            unsafe { p.park() };
+        // SAFETY: as the caller says (the handler, this thread's parker).
+        if p.pause_requested() && unsafe { p.park() } {
             continue;
         }
         nap();
@@ -133,9 +157,7 @@ pub extern "C" fn GC_suspend_thread(t: libc::pthread_t) {
         None => {
             // Ended (or never registered): nothing to stop, but it reads
             // as suspended until resumed, as in bdwgc.
-            if !ended(t) {
-                ENDED.lock().push(t);
-            }
+            mark_ended(t);
             return;
         }
     }
@@ -154,9 +176,7 @@ pub extern "C" fn GC_suspend_thread(t: libc::pthread_t) {
             Some(false) => nap(),
             None => {
                 // It ended meanwhile: it reads as suspended, as above.
-                if !ended(t) {
-                    ENDED.lock().push(t);
-                }
+                mark_ended(t);
                 return;
             }
         }

@@ -147,8 +147,8 @@ extern "C" fn on_suspend(_: c_int, _: *mut libc::siginfo_t, _: *mut c_void) {
     unsafe { *libc::__errno_location() = saved };
 }
 
-/// The collection whose pause last listed the segments (plus one).
-static REFRESHED_FOR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// The pause (its stop sequence number) that last listed the segments.
+static REFRESHED_FOR: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// The stop hook: signals every other registered thread. A collector calls
 /// it again while some thread has not stopped (one that put the signal off
@@ -156,8 +156,9 @@ static REFRESHED_FOR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 /// `GC_call_with_alloc_lock`): parked threads ignore the repeat.
 fn stop_others() {
     // The segments are listed before any thread stops (one could hold the
-    // loader's lock), once per pause.
-    let pause = heap().counters().collections + 1;
+    // loader's lock), once per pause: on a retry some threads are
+    // stopped already.
+    let pause = heap().stop_sequence();
     if REFRESHED_FOR.swap(pause, SeqCst) != pause {
         crate::roots::refresh();
     }
@@ -432,10 +433,11 @@ pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
         suspend.set_blocking(true);
     }
     let r = client_code(f);
-    // A thread suspended while it blocked stops here, still detached.
-    suspend.wait_while_suspended();
     if entered {
-        suspend.set_blocking(false);
+        // A thread suspended while it blocked stops here, still detached;
+        // the flag is cleared only when no suspension is asked for (a
+        // suspender that saw it set returned at once).
+        suspend.leave_blocking_unsuspended();
         let _g = InGc::enter();
         // SAFETY: as above.
         let _ = unsafe { mutator_of(ts) }.leave_blocking();
@@ -448,6 +450,8 @@ pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
 /// lock (so the thread cannot unregister meanwhile); `None` if `t` is not
 /// registered.
 pub fn with_thread<R>(t: libc::pthread_t, f: impl FnOnce(&ThreadState) -> R) -> Option<R> {
+    // No stop signal may park this thread while it holds the registry.
+    let _g = InGc::enter();
     let reg = REGISTRY.lock();
     let e = reg
         .iter()
@@ -474,8 +478,9 @@ pub fn with_gc_active(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
     // SAFETY: the thread's own state.
     let suspend = unsafe { &(*ts).suspend };
     if blocking {
-        // Attached from here on: stop signals must reach the thread.
-        suspend.set_blocking(false);
+        // Attached from here on: stop signals must reach the thread (and a
+        // suspension asked for meanwhile holds it here first).
+        suspend.leave_blocking_unsuspended();
         let _g = InGc::enter();
         // SAFETY: as above.
         let _ = unsafe { mutator_of(ts) }.leave_blocking();
@@ -660,7 +665,7 @@ pub unsafe extern "C" fn GC_pthread_join(t: libc::pthread_t, ret: *mut *mut c_vo
         unsafe { libc::pthread_join(t, ret) as usize as *mut c_void }
     });
     if r.is_null() {
-        guarded(|| crate::suspend::forget(t));
+        crate::suspend::forget(t);
     }
     r as usize as c_int
 }

@@ -42,6 +42,13 @@ impl<E: Embedder> Clone for SignalParker<E> {
 }
 
 impl<E: Embedder> Heap<E> {
+    /// The number of the pause in progress (odd while one is on; every
+    /// stop of the world, collection or not, gets a new one): a stop hook
+    /// called again for the same pause sees the same number.
+    pub fn stop_sequence(&self) -> u32 {
+        self.inner.world.stop_sequence()
+    }
+
     /// Installs (or removes, with `None`) the function a collecting thread
     /// calls once it has asked every mutator to stop: it must make each
     /// thread whose mutator has a [`SignalParker`] and is not in a blocking

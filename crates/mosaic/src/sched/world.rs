@@ -449,6 +449,13 @@ impl World {
         s.parked = 0;
     }
 
+    /// The pause number: odd while a pause is on, a new value for each
+    /// pause (what a stop hook uses to tell a pause's first call from
+    /// its retries).
+    pub fn stop_sequence(&self) -> u32 {
+        self.stop_seq.load(Ordering::Acquire)
+    }
+
     /// Whether a pause is on now (what a signal handler checks).
     pub fn pause_on(&self) -> bool {
         self.stop_seq.load(Ordering::Acquire) & 1 == 1
