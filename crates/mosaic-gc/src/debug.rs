@@ -4,7 +4,6 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use crate::alloc::{self, Kind};
-use crate::finalize::FinalizerProc;
 
 // ---- the debugging allocator: the plain calls (GC_EXTRA_PARAMS ignored) ----
 
@@ -104,29 +103,6 @@ pub unsafe extern "C" fn GC_debug_strndup(
     // SAFETY: as GC_strndup.
     unsafe { alloc::GC_strndup(s, n) }
 }
-
-macro_rules! debug_finalizer {
-    ($($name:ident => $plain:path),*) => {$(
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            obj: *mut c_void,
-            f: FinalizerProc,
-            cd: *mut c_void,
-            ofn: *mut FinalizerProc,
-            ocd: *mut *mut c_void,
-        ) {
-            // SAFETY: the same contract as the plain call.
-            unsafe { $plain(obj, f, cd, ofn, ocd) }
-        }
-    )*};
-}
-
-debug_finalizer!(
-    GC_debug_register_finalizer => crate::finalize::GC_register_finalizer,
-    GC_debug_register_finalizer_ignore_self => crate::finalize::GC_register_finalizer_ignore_self,
-    GC_debug_register_finalizer_no_order => crate::finalize::GC_register_finalizer_no_order,
-    GC_debug_register_finalizer_unreachable => crate::finalize::GC_register_finalizer_unreachable
-);
 
 #[no_mangle]
 pub extern "C" fn GC_get_debug_header_size() -> usize {

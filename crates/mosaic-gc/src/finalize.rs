@@ -176,12 +176,25 @@ fn register_out(
     }
 }
 
-/// bdwgc's four registration calls: ordered (`_ignore_self` too: Mosaic's
-/// ordered finalization already skips self-references) or unordered.
+/// bdwgc's four registration calls, each with its debugging form (a
+/// 0-byte debug header: the same call): ordered (`_ignore_self` too:
+/// Mosaic's ordered finalization already skips self-references) or
+/// unordered.
 macro_rules! register_calls {
-    ($($name:ident => $order:expr),*) => {$(
+    ($($name:ident, $debug:ident => $order:expr),*) => {$(
         #[no_mangle]
         pub unsafe extern "C" fn $name(
+            obj: *mut c_void,
+            f: FinalizerProc,
+            cd: *mut c_void,
+            ofn: *mut FinalizerProc,
+            ocd: *mut *mut c_void,
+        ) {
+            register_out(obj, f, cd, ofn, ocd, $order);
+        }
+
+        #[no_mangle]
+        pub unsafe extern "C" fn $debug(
             obj: *mut c_void,
             f: FinalizerProc,
             cd: *mut c_void,
@@ -194,10 +207,13 @@ macro_rules! register_calls {
 }
 
 register_calls!(
-    GC_register_finalizer => FinalizerOrder::Ordered,
-    GC_register_finalizer_ignore_self => FinalizerOrder::Ordered,
-    GC_register_finalizer_no_order => FinalizerOrder::Unordered,
-    GC_register_finalizer_unreachable => FinalizerOrder::Unordered
+    GC_register_finalizer, GC_debug_register_finalizer => FinalizerOrder::Ordered,
+    GC_register_finalizer_ignore_self, GC_debug_register_finalizer_ignore_self
+        => FinalizerOrder::Ordered,
+    GC_register_finalizer_no_order, GC_debug_register_finalizer_no_order
+        => FinalizerOrder::Unordered,
+    GC_register_finalizer_unreachable, GC_debug_register_finalizer_unreachable
+        => FinalizerOrder::Unordered
 );
 
 #[no_mangle]

@@ -110,12 +110,12 @@ pub extern "C" fn GC_new_kind_inner(
 
 /// Bytes to ask Mosaic for an object of `n` bytes (the extra byte
 /// included) of a made kind: rounded to words, plus the trailer.
-fn request(n: usize) -> Option<usize> {
+pub fn request_size(n: usize) -> Option<usize> {
     n.checked_next_multiple_of(W)?.checked_add(W)
 }
 
 /// Allocates an object of the made kind `k` with `m`, its trailer
-/// written; `size` is what [`request`] gave.
+/// written; `size` is what [`request_size`] gave.
 pub fn alloc_with(m: &mut crate::heap::GcMutator, size: usize, k: usize) -> Option<ObjRef> {
     let o = m.alloc_with(size, AllocFlags::NONE).ok()?;
     let slot = heap().object_size(o).unwrap_or(size);
@@ -123,11 +123,6 @@ pub fn alloc_with(m: &mut crate::heap::GcMutator, size: usize, k: usize) -> Opti
     unsafe { o.as_ptr().add(slot - W).cast::<usize>().write(k) };
     crate::disclaim::after_alloc(m, o, k);
     Some(o)
-}
-
-/// The request size for [`alloc_with`] (`None`: too large).
-pub fn request_size(n: usize) -> Option<usize> {
-    request(n)
 }
 
 /// The made kind of the live object `obj` whose slot is `slot` bytes, if
