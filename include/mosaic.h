@@ -91,6 +91,28 @@
  * object at every collection and aborts naming any reference left stale:
  * it finds the references trace or roots fail to report.
  *
+ * GENERATIONS. With `generational` (MOSAIC_GENERATIONAL=1) most
+ * collections are minor: objects that survived a collection are old and
+ * keep their marks; a minor collection marks only young objects, from the
+ * roots, from the old objects a write barrier logged, and from every old
+ * object allocated without MOSAIC_BARRIERED (rescanned each time), and
+ * sweeps only pages allocated into since. The barrier contract: for an
+ * object allocated MOSAIC_BARRIERED, every store of a reference into it,
+ * initialising stores included (an object allocated just before a pause
+ * is old after it), is paired with mosaic_write_barrier(m, obj) (or
+ * mosaic_write_barrier_inline), before or after the store, with no
+ * allocation, safepoint or blocking region in between; a bulk copy of
+ * references into it (memcpy of an array) needs one barrier, or use
+ * mosaic_copy_refs. Objects without the flag need no barrier, so types
+ * can adopt barriers one at a time. Logging is per object: a set bit
+ * in a side table ("old, not logged yet") sends the first barrier after a
+ * collection to the library, which logs the object; every later one
+ * returns after one load. Outside generational mode a barrier never
+ * calls. In verify mode (and debug builds of the library) every barrier
+ * is a call that aborts with a diagnostic if obj is not the start of an
+ * object of the heap, and each minor collection is checked by a full walk
+ * that names the object a missing barrier lost.
+ *
  * SLOT CONTENTS. A traced slot (field, root, scope slot) may hold NULL,
  * the start of an object of the heap, or a value outside the heap, which
  * is ignored (a static object, a small tagged integer). A value inside the
@@ -203,6 +225,16 @@
 #define MOSAIC_CONSERVATIVE 16
 
 /**
+ * The caller promises the write barrier (`mosaic_write_barrier`) for
+ * every store of a reference into this object (see GENERATIONS at the
+ * top of this header): in generational mode a minor collection then
+ * traces it only if a barrier logged it. Without the flag an old object
+ * is rescanned by every minor collection. No effect outside
+ * generational mode; ignored with `MOSAIC_CONSERVATIVE`.
+ */
+#define MOSAIC_BARRIERED 32
+
+/**
  * Why the last call on this thread that reports errors failed
  * (`MOSAIC_OK`: it succeeded).
  */
@@ -305,6 +337,10 @@ typedef enum mosaic_gc_reason {
    * Stress mode (`stress`, `MOSAIC_STRESS`) collected.
    */
   MOSAIC_REASON_STRESS = 4,
+  /**
+   * The embedder asked for a minor collection (`mosaic_collect_young`).
+   */
+  MOSAIC_REASON_YOUNG = 5,
 } mosaic_gc_reason;
 
 /**
@@ -379,6 +415,7 @@ typedef uint32_t mosaic_compact_order;
  * | `stall_warning_ms` | `MOSAIC_STALL_WARNING_MS` | 1000 | a collection that has waited this long for mutators to reach a safepoint prints once which mutators and threads it waits for (0: never) |
  * | `compact` | `MOSAIC_COMPACT` | `MOSAIC_COMPACT_NEVER` | when collections compact (move objects out of sparse pages): `MOSAIC_COMPACT_NEVER` (`never`: only `mosaic_compact`), `MOSAIC_COMPACT_AUTO` (`auto`: the pools whose free slots in partly used pages reach their live slots) or `MOSAIC_COMPACT_ALWAYS` (`always`: every pool at every collection). See MOVING at the top of this header |
  * | `compact_toward` | `MOSAIC_COMPACT_TOWARD` | `MOSAIC_COMPACT_PINNED_FIRST` | which pages a compaction fills: `MOSAIC_COMPACT_PINNED_FIRST` (`pinned`: the pages with the most pinned objects first) or `MOSAIC_COMPACT_ADDRESS` (`address`: the lowest addresses first, for comparison) |
+ * | `generational` | `MOSAIC_GENERATIONAL` | false | generational collection with sticky mark bits: most collections are minor (they mark from the roots, the objects `mosaic_write_barrier` logged and every old object allocated without `MOSAIC_BARRIERED`, and sweep only pages allocated into since the last collection); full ones when the heap target nears or a minor collection pays too little. See GENERATIONS at the top of this header |
  * | `verify_compaction` | `MOSAIC_VERIFY_COMPACTION` | false | every collection moves every movable object to fresh pages, then checks that no reference the collector knows still holds an old address (the library aborts with a diagnostic naming the stale slot): finds references `trace` or `roots` fails to report |
  *
  * Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
@@ -465,6 +502,13 @@ typedef struct mosaic_config {
    * bytes (0: no cap).
    */
   double headroom_max;
+  /**
+   * Generational collection with sticky mark bits: most collections
+   * are minor. Objects allocated with `MOSAIC_BARRIERED` need
+   * `mosaic_write_barrier` on every store of a reference into them;
+   * others are rescanned by every minor collection.
+   */
+  bool generational;
 } mosaic_config;
 
 /**
@@ -531,6 +575,11 @@ typedef struct mosaic_event {
    * safepoint (COLLECTION_START; it is part of `pause_ns`).
    */
   uint64_t time_to_safepoint_ns;
+  /**
+   * A minor collection (MARK_END, generational mode): the marked counts
+   * are of the young objects it kept.
+   */
+  bool minor;
 } mosaic_event;
 
 /**
@@ -554,13 +603,22 @@ typedef struct mosaic_alloc_buffer {
  * What `mosaic_alloc_inline` reads: `buffers[class_of[(size + 7) >> 3]]`
  * for a size whose index is below `class_of_len` (larger sizes are large
  * objects); `*safepoint_requested` is non-zero while another thread waits
- * for this one to reach a safepoint. Valid while the mutator lives.
+ * for this one to reach a safepoint. What `mosaic_write_barrier_inline`
+ * reads: for an object `obj` with `g = (obj - log_base) >> 3` and
+ * `obj - log_base < log_len`, bit `g % 64` of `log_bits[g / 64]` set means
+ * "old and not yet logged" (call `mosaic_write_barrier`); with
+ * `barrier_checks` (verify mode, debug builds) every barrier is a call.
+ * Valid while the mutator lives.
  */
 typedef struct mosaic_fast_path {
   struct mosaic_alloc_buffer *buffers;
   const uint8_t *class_of;
   size_t class_of_len;
   const uint8_t *safepoint_requested;
+  size_t log_base;
+  size_t log_len;
+  const uint64_t *log_bits;
+  bool barrier_checks;
 } mosaic_fast_path;
 
 /**
@@ -782,6 +840,19 @@ typedef struct mosaic_stats {
    * allocations).
    */
   size_t pinned_objects;
+  /**
+   * Generational mode: minor and full collections (both counted in
+   * `collections`), the minor pauses' median, p99 and maximum, objects
+   * traced from the remembered set and unbarriered old objects
+   * rescanned, over all minor collections.
+   */
+  uint64_t minor_collections;
+  uint64_t full_collections;
+  uint64_t minor_pause_p50_ns;
+  uint64_t minor_pause_p99_ns;
+  uint64_t minor_pause_max_ns;
+  uint64_t remembered_objects;
+  uint64_t rescanned_objects;
 } mosaic_stats;
 
 /**
@@ -1208,6 +1279,41 @@ void *mosaic_alloc_aligned(struct mosaic_mutator *m, size_t size, size_t align, 
  * As `mosaic_alloc`.
  */
 void mosaic_collect(struct mosaic_mutator *m);
+
+/**
+ * A minor collection (generational mode: only young objects are marked
+ * and swept, see GENERATIONS at the top of this header); a full one
+ * otherwise. Refused like `mosaic_collect`.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+void mosaic_collect_young(struct mosaic_mutator *m);
+
+/**
+ * The write barrier (see GENERATIONS at the top of this header): call
+ * it for every store of a reference into `obj`, an object allocated
+ * `MOSAIC_BARRIERED`, before or after the store with no allocation or
+ * safepoint in between. `mosaic_write_barrier_inline` calls it only when
+ * needed. In verify mode (and debug builds) it aborts with a diagnostic
+ * if `obj` is not the start of an object of the heap. Never sets the
+ * last error (it is called far too often to reset it).
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+void mosaic_write_barrier(struct mosaic_mutator *m, void *obj);
+
+/**
+ * Copies `count` reference fields from `src` to `dst` (which may
+ * overlap, as `memmove`), where `dst` lies inside `obj`, with one write
+ * barrier on `obj` for all of them.
+ *
+ * # Safety
+ * As `mosaic_alloc`; `src` readable and `dst` writable for `count`
+ * pointer-sized, aligned fields, `dst .. dst + count` inside `obj`.
+ */
+void mosaic_copy_refs(struct mosaic_mutator *m, void *obj, void **dst, void *const *src, size_t count);
 
 /**
  * Sweeps every page left unswept since the last collection (`on_free` runs
@@ -1684,5 +1790,21 @@ static inline void mosaic_safepoint_inline(mosaic_mutator *m, const mosaic_fast_
     if (*(const volatile uint8_t *)fp->safepoint_requested)
 #endif
         mosaic_safepoint(m);
+}
+
+/*
+ * The write barrier's fast path (see GENERATIONS): one load and a test;
+ * the library call only for an old object not yet logged since the last
+ * collection (or always, with fp->barrier_checks).
+ */
+static inline void mosaic_write_barrier_inline(mosaic_mutator *m, const mosaic_fast_path *fp, void *obj) {
+    uintptr_t off = (uintptr_t)obj - fp->log_base;
+    if (fp->barrier_checks) {
+        mosaic_write_barrier(m, obj);
+    } else if (off < fp->log_len) {
+        uintptr_t g = off >> 3;
+        if (fp->log_bits[g >> 6] & ((uint64_t)1 << (g & 63)))
+            mosaic_write_barrier(m, obj);
+    }
 }
 #endif /* MOSAIC_INLINE_H */

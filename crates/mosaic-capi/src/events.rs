@@ -47,6 +47,8 @@ pub enum mosaic_gc_reason {
     MOSAIC_REASON_HEAP_LIMIT = 3,
     /// Stress mode (`stress`, `MOSAIC_STRESS`) collected.
     MOSAIC_REASON_STRESS = 4,
+    /// The embedder asked for a minor collection (`mosaic_collect_young`).
+    MOSAIC_REASON_YOUNG = 5,
 }
 
 /// One GC event: `kind` says which fields are set (see
@@ -87,6 +89,9 @@ pub struct mosaic_event {
     /// Time from the stop request until every other mutator reached a
     /// safepoint (COLLECTION_START; it is part of `pause_ns`).
     pub time_to_safepoint_ns: u64,
+    /// A minor collection (MARK_END, generational mode): the marked counts
+    /// are of the young objects it kept.
+    pub minor: bool,
 }
 
 /// Receives GC events (see `mosaic_set_event_callback`).
@@ -98,6 +103,7 @@ fn reason(r: GcReason) -> mosaic_gc_reason {
         GcReason::Explicit => mosaic_gc_reason::MOSAIC_REASON_EXPLICIT,
         GcReason::HeapLimit => mosaic_gc_reason::MOSAIC_REASON_HEAP_LIMIT,
         GcReason::Stress => mosaic_gc_reason::MOSAIC_REASON_STRESS,
+        GcReason::Young => mosaic_gc_reason::MOSAIC_REASON_YOUNG,
     }
 }
 
@@ -125,12 +131,14 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
         target_bytes: 0,
         allocation_rate: 0.0,
         time_to_safepoint_ns: 0,
+        minor: false,
     };
     let remembered = || match current.load(Relaxed) {
         1 => mosaic_gc_reason::MOSAIC_REASON_ALLOCATION,
         2 => mosaic_gc_reason::MOSAIC_REASON_EXPLICIT,
         3 => mosaic_gc_reason::MOSAIC_REASON_HEAP_LIMIT,
         4 => mosaic_gc_reason::MOSAIC_REASON_STRESS,
+        5 => mosaic_gc_reason::MOSAIC_REASON_YOUNG,
         _ => mosaic_gc_reason::MOSAIC_REASON_NONE,
     };
     match *e {
@@ -156,6 +164,7 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
             marked_objects,
             marked_bytes,
             mark_time,
+            minor,
         } => {
             ev.kind = mosaic_event_kind::MOSAIC_EVENT_MARK_END;
             ev.reason = remembered();
@@ -163,6 +172,7 @@ fn flatten(e: &GcEvent, current: &AtomicU32) -> mosaic_event {
             ev.marked_objects = marked_objects;
             ev.marked_bytes = marked_bytes;
             ev.mark_ns = ns(mark_time);
+            ev.minor = minor;
         }
         GcEvent::CollectionEnd {
             number,

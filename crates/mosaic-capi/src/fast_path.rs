@@ -22,7 +22,12 @@ pub struct mosaic_alloc_buffer {
 /// What `mosaic_alloc_inline` reads: `buffers[class_of[(size + 7) >> 3]]`
 /// for a size whose index is below `class_of_len` (larger sizes are large
 /// objects); `*safepoint_requested` is non-zero while another thread waits
-/// for this one to reach a safepoint. Valid while the mutator lives.
+/// for this one to reach a safepoint. What `mosaic_write_barrier_inline`
+/// reads: for an object `obj` with `g = (obj - log_base) >> 3` and
+/// `obj - log_base < log_len`, bit `g % 64` of `log_bits[g / 64]` set means
+/// "old and not yet logged" (call `mosaic_write_barrier`); with
+/// `barrier_checks` (verify mode, debug builds) every barrier is a call.
+/// Valid while the mutator lives.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct mosaic_fast_path {
@@ -30,6 +35,10 @@ pub struct mosaic_fast_path {
     pub class_of: *const u8,
     pub class_of_len: usize,
     pub safepoint_requested: *const u8,
+    pub log_base: usize,
+    pub log_len: usize,
+    pub log_bits: *const u64,
+    pub barrier_checks: bool,
 }
 
 impl From<RawFastPath> for mosaic_fast_path {
@@ -44,6 +53,10 @@ impl From<RawFastPath> for mosaic_fast_path {
             class_of: r.class_of,
             class_of_len: r.class_of_len,
             safepoint_requested: r.safepoint_requested,
+            log_base: r.log_base,
+            log_len: r.log_len,
+            log_bits: r.log_bits,
+            barrier_checks: r.barrier_checks,
         }
     }
 }

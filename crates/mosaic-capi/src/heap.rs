@@ -4,7 +4,7 @@ use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
-use mosaic_core::{inside_callback, AllocFlags, Config, Heap, Mutator};
+use mosaic_core::{inside_callback, AllocFlags, Config, Heap, Mutator, ObjRef};
 
 use crate::config::mosaic_config;
 use crate::embedder::{mosaic_embedder, CEmbedder};
@@ -34,6 +34,13 @@ pub const MOSAIC_UNINIT: u32 = 8;
 /// pointer one past the end keeps the object alive only while it falls
 /// inside the slot: allocate one byte more if that must hold.
 pub const MOSAIC_CONSERVATIVE: u32 = 16;
+/// The caller promises the write barrier (`mosaic_write_barrier`) for
+/// every store of a reference into this object (see GENERATIONS at the
+/// top of this header): in generational mode a minor collection then
+/// traces it only if a barrier logged it. Without the flag an old object
+/// is rescanned by every minor collection. No effect outside
+/// generational mode; ignored with `MOSAIC_CONSERVATIVE`.
+pub const MOSAIC_BARRIERED: u32 = 32;
 
 /// A garbage-collected heap (opaque).
 pub struct mosaic_heap {
@@ -491,6 +498,65 @@ pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
                 report(F, &e);
             }
         }
+    }
+}
+
+/// A minor collection (generational mode: only young objects are marked
+/// and swept, see GENERATIONS at the top of this header); a full one
+/// otherwise. Refused like `mosaic_collect`.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_collect_young(m: *mut mosaic_mutator) {
+    const F: &str = "mosaic_collect_young";
+    if let Some(m) = mutator_mut(F, m) {
+        match m.try_collect_young() {
+            Ok(()) => clear_error(),
+            Err(e) => {
+                report(F, &e);
+            }
+        }
+    }
+}
+
+/// The write barrier (see GENERATIONS at the top of this header): call
+/// it for every store of a reference into `obj`, an object allocated
+/// `MOSAIC_BARRIERED`, before or after the store with no allocation or
+/// safepoint in between. `mosaic_write_barrier_inline` calls it only when
+/// needed. In verify mode (and debug builds) it aborts with a diagnostic
+/// if `obj` is not the start of an object of the heap. Never sets the
+/// last error (it is called far too often to reset it).
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_write_barrier(m: *mut mosaic_mutator, obj: *mut c_void) {
+    const F: &str = "mosaic_write_barrier";
+    if let (Some(m), Some(o)) = (mutator_mut(F, m), ObjRef::from_ptr(obj.cast())) {
+        m.write_barrier(o);
+    }
+}
+
+/// Copies `count` reference fields from `src` to `dst` (which may
+/// overlap, as `memmove`), where `dst` lies inside `obj`, with one write
+/// barrier on `obj` for all of them.
+///
+/// # Safety
+/// As `mosaic_alloc`; `src` readable and `dst` writable for `count`
+/// pointer-sized, aligned fields, `dst .. dst + count` inside `obj`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_copy_refs(
+    m: *mut mosaic_mutator,
+    obj: *mut c_void,
+    dst: *mut *mut c_void,
+    src: *const *mut c_void,
+    count: usize,
+) {
+    const F: &str = "mosaic_copy_refs";
+    if let (Some(m), Some(o)) = (mutator_mut(F, m), ObjRef::from_ptr(obj.cast())) {
+        // SAFETY: the caller's promise.
+        unsafe { m.copy_refs(o, dst.cast(), src.cast(), count) }
     }
 }
 

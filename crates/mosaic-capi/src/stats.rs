@@ -55,6 +55,17 @@ pub struct mosaic_stats {
     /// Objects pinned with `mosaic_pin` now (not counting `MOSAIC_PINNED`
     /// allocations).
     pub pinned_objects: usize,
+    /// Generational mode: minor and full collections (both counted in
+    /// `collections`), the minor pauses' median, p99 and maximum, objects
+    /// traced from the remembered set and unbarriered old objects
+    /// rescanned, over all minor collections.
+    pub minor_collections: u64,
+    pub full_collections: u64,
+    pub minor_pause_p50_ns: u64,
+    pub minor_pause_p99_ns: u64,
+    pub minor_pause_max_ns: u64,
+    pub remembered_objects: u64,
+    pub rescanned_objects: u64,
 }
 
 /// Statistics of one size pool.
@@ -124,6 +135,13 @@ pub unsafe extern "C" fn mosaic_heap_stats(
         last_compaction_pages_emptied: s.last_compaction.pages_emptied,
         total_objects_moved: s.compaction_totals.objects_moved,
         pinned_objects: s.pinned_objects,
+        minor_collections: s.minor_collections,
+        full_collections: s.full_collections,
+        minor_pause_p50_ns: ns(s.minor_pauses.p50),
+        minor_pause_p99_ns: ns(s.minor_pauses.p99),
+        minor_pause_max_ns: ns(s.minor_pauses.max),
+        remembered_objects: s.remembered_objects,
+        rescanned_objects: s.rescanned_objects,
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(st) };

@@ -195,6 +195,28 @@ fn inline_fast_path_and_uninit_allocations() {
     assert!(out.contains("ns/alloc 32 B"), "{out}");
 }
 
+/// Generational mode from C: barriered stores with the inline barrier,
+/// unbarriered objects, a bulk copy, minor collections' counts and
+/// events, in plain and verify mode; prints the barrier's cost.
+#[test]
+fn generational_mode_with_the_inline_write_barrier() {
+    let out = run_c_test("generational");
+    println!("{out}");
+    assert!(out.trim().ends_with("0 failures"), "{out}");
+    assert!(out.contains("ns/store with barrier"), "{out}");
+    let exe = build_c_test("generational", "generational-verify");
+    let out = std::process::Command::new(&exe)
+        .arg("verify")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.trim() == "0 failures",
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn aligned_allocations_are_aligned() {
     assert_eq!(run_c_test("aligned").trim(), "0 failures");

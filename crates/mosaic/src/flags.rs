@@ -28,7 +28,16 @@ impl AllocFlags {
     /// falls inside the slot: ask for one byte more if that must hold
     /// (the Boehm collector's "extra byte"). Ignored with `NO_POINTERS`.
     pub const CONSERVATIVE: AllocFlags = AllocFlags(16);
-    const ALL: u32 = 31;
+    /// The embedder promises a write barrier ([`crate::Mutator::write_barrier`])
+    /// for every store of a reference into this object, initialising
+    /// stores included. In generational mode (`Config::generational`) an
+    /// old object with this flag is traced by a minor collection only if
+    /// a barrier logged it; an object without it is rescanned by every
+    /// minor collection (so an embedder can adopt barriers type by type).
+    /// Without generational mode the flag changes nothing. Ignored with
+    /// `CONSERVATIVE` (a conservatively scanned object is always rescanned).
+    pub const BARRIERED: AllocFlags = AllocFlags(32);
+    const ALL: u32 = 63;
 
     /// Flags from raw bits; `None` if an unknown bit is set.
     pub const fn from_bits(bits: u32) -> Option<AllocFlags> {

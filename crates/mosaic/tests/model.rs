@@ -117,6 +117,8 @@ enum Op {
     },
     RunFinalizers,
     Collect,
+    /// A minor collection (full outside generational mode).
+    CollectYoung,
     /// A collection whose `trace` panics on one container it would trace:
     /// it must be abandoned cleanly, losing nothing.
     PanickingCollect {
@@ -176,6 +178,7 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(holder, field)| Op::UnregisterSlot { holder, field }),
         1 => Just(Op::RunFinalizers),
         1 => Just(Op::Collect),
+        1 => Just(Op::CollectYoung),
         1 => any::<usize>().prop_map(|target| Op::PanickingCollect { target }),
         4 => moving::op().prop_map(Op::Moving),
         6 => conservative::op().prop_map(Op::Conservative),
@@ -198,7 +201,8 @@ fn kind_of(long: bool) -> WeakKind {
 /// marked, then finalizers queued, from the event listener), finalizers
 /// starting (id, address) and the pairs they allocate (id, address, slot).
 enum Event {
-    Collected(u64, Option<usize>, Vec<Move>),
+    /// Objects marked, finalizers queued, moves, whether minor.
+    Collected(u64, Option<usize>, Vec<Move>, bool),
     Ran(u64, usize),
     Allocated(u64, usize, usize),
 }
@@ -225,24 +229,31 @@ struct Harness {
     late_panics: bool,
     /// Conservative objects, and where ambiguous words find objects.
     cons: conservative::ConsState,
+    /// Generational mode: collections may be minor; stores go through
+    /// the write barrier.
+    generational: bool,
 }
 
 impl Harness {
     fn new(config: Config, late_panics: bool) -> Self {
         let cons = conservative::ConsState::new(&config);
+        let generational = config.generational;
         let heap = heap(config);
         let log = Log::default();
         let l = log.clone();
         let moved = heap.embedder().moves.clone();
         heap.set_event_listener(Some(Box::new(move |e| match *e {
-            GcEvent::MarkEnd { marked_objects, .. } => {
-                l.lock()
-                    .push(Event::Collected(marked_objects, None, vec![]))
-            }
+            GcEvent::MarkEnd {
+                marked_objects,
+                minor,
+                ..
+            } => l
+                .lock()
+                .push(Event::Collected(marked_objects, None, vec![], minor)),
             GcEvent::CollectionEnd {
                 finalizers_queued, ..
             } => match l.lock().last_mut() {
-                Some(Event::Collected(_, q, m)) => {
+                Some(Event::Collected(_, q, m, _)) => {
                     *q = Some(finalizers_queued);
                     *m = std::mem::take(&mut *moved.lock());
                 }
@@ -264,6 +275,7 @@ impl Harness {
             late_panics,
             pins: HashMap::new(),
             cons,
+            generational,
         }
     }
 
@@ -288,20 +300,25 @@ impl Harness {
         let mut collected = false;
         for e in log {
             match e {
-                Event::Collected(marked, queued, moves) => {
+                Event::Collected(marked, queued, moves, minor) => {
                     let mut roots = extra.to_vec();
                     roots.extend(running.map(|r| r.0));
                     self.resolve_conservative();
-                    let out = self.g.simulate(&roots);
+                    assert!(!minor || self.generational, "a minor collection");
+                    let out = self.g.simulate_kind(&roots, minor);
                     assert_eq!(
                         marked as usize,
-                        out.marked.len(),
-                        "objects marked vs the model's: {out:?}"
+                        out.marked.len() - out.already,
+                        "objects marked vs the model's (minor: {minor}): {out:?}"
                     );
                     assert_eq!(queued, Some(out.chosen.len()), "finalizers queued");
                     self.cons.pinned = self.conservative_pins(&out.marked);
                     self.apply(&out);
                     self.apply_moves(&moves);
+                    if self.generational {
+                        // Whatever a collection kept is old now.
+                        self.g.old = self.g.objs.keys().copied().collect();
+                    }
                     collected = true;
                 }
                 Event::Ran(id, a) => {
@@ -370,6 +387,7 @@ impl Harness {
             let f = into.1 % self.g.objs[&c].fields.len();
             self.g.objs.get_mut(&c).unwrap().fields[f] = Some(id);
             set_field(self.addr[&c], f, Some(o));
+            self.m.write_barrier(self.addr[&c]);
         }
     }
 
@@ -384,8 +402,8 @@ impl Harness {
                 self.next_id += 1;
                 let m = &mut self.m;
                 let o = match *kind {
-                    Kind::Pair => new_pair(m, id, None, None),
-                    Kind::Vector(n) => new_vector(m, id, n),
+                    Kind::Pair => new_pair_with(m, id, None, None, container_flags(id)),
+                    Kind::Vector(n) => new_vector_with(m, id, n, container_flags(id)),
                     Kind::WeakBox(n) => new_weakbox(m, id, n),
                     Kind::Bytes { len, cleanup } => {
                         let flags = if cleanup {
@@ -453,6 +471,7 @@ impl Harness {
                 let d = dst.and_then(|d| pick(&self.g.accessible(), d));
                 self.g.objs.get_mut(&c).unwrap().fields[f] = d;
                 set_field(self.addr[&c], f, self.addr_of(d));
+                self.m.write_barrier(self.addr[&c]);
             }
             Op::Rewrite { target, seed } => {
                 let bytes = self.accessible(|n| matches!(n.kind, Kind::Bytes { .. }));
@@ -587,6 +606,10 @@ impl Harness {
             Op::Conservative(ref op) => self.apply_conservative(op),
             Op::RunFinalizers => self.run_finalizers(),
             Op::Collect => self.collect_and_check(),
+            Op::CollectYoung => {
+                self.m.collect_young();
+                self.after_collect();
+            }
             Op::PanickingCollect { target } => {
                 self.resolve_conservative();
                 let out = self.g.simulate(&[]);
@@ -608,6 +631,8 @@ impl Harness {
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
                 self.heap.embedder().panic_trace_id.store(0, Relaxed);
                 assert!(r.is_err(), "tracing object {id} panics");
+                // The abandoned collection cleared every mark: nothing is old.
+                self.g.old.clear();
                 assert!(self.log.lock().is_empty(), "an abandoned collection ended");
                 // Nothing cleared, queued or forgotten.
                 self.check_state();
@@ -665,11 +690,25 @@ impl Harness {
     }
 }
 
+/// Runs the ops in `config`, then again with generations (every
+/// configuration runs both ways).
 fn run(config: Config, ops: &[Op]) {
     run_with(config, ops, false)
 }
 
 fn run_with(config: Config, ops: &[Op], late_panics: bool) {
+    run_once(config.clone(), ops, late_panics);
+    run_once(
+        Config {
+            generational: true,
+            ..config
+        },
+        ops,
+        late_panics,
+    );
+}
+
+fn run_once(config: Config, ops: &[Op], late_panics: bool) {
     quiet_expected_panics();
     let mut h = Harness::new(config, late_panics);
     for (i, op) in ops.iter().enumerate() {
@@ -709,6 +748,30 @@ fn run_with(config: Config, ops: &[Op], late_panics: bool) {
         !leaked.is_empty() || h.g.objs.is_empty(),
         "objects outlive their roots with no ordered finalizer left"
     );
+    let s = h.heap.stats();
+    if std::env::var_os("MOSAIC_MODEL_GEN_DEBUG").is_some() {
+        eprintln!(
+            "gen {} collections {} minor {} full {} remembered {} rescanned {}",
+            h.generational,
+            s.collections,
+            s.minor_collections,
+            s.full_collections,
+            s.remembered_objects,
+            s.rescanned_objects
+        );
+    }
+    if !h.generational {
+        assert_eq!(
+            s.minor_collections, 0,
+            "minor collections without generations"
+        );
+    } else {
+        assert_eq!(
+            s.minor_collections + s.full_collections,
+            s.collections,
+            "every collection is minor or full"
+        );
+    }
 }
 
 fn cases() -> ProptestConfig {

@@ -30,21 +30,24 @@ const MAX_CLASSES: usize = 64;
 
 /// Allocation contexts: one per class for zeroed runs, then one per class
 /// for runs that are not cleared (`AllocFlags::UNINIT`), at `class + 64`,
-/// then one per class for conservatively scanned objects, at `class + 128`.
-/// (A power of two: the fourth block is unused, so the index is a mask.)
+/// then one per class for conservatively scanned objects, at `class + 128`,
+/// then one per class for zeroed `BARRIERED` objects, at `class + 192`.
 pub const CONTEXTS: usize = 4 * MAX_CLASSES;
 
 /// The context of `class` for an allocation with `flags`: zeroed runs;
 /// uncleared runs for `UNINIT` (their slots get the no-pointers bit when
 /// the run is taken); zeroed runs whose slots get the conservative bit when
 /// the run is taken, for `CONSERVATIVE` (so neither fast path writes a
-/// page descriptor per object).
+/// page descriptor per object); zeroed runs whose slots get the barriered
+/// bit when the run is taken, for `BARRIERED`.
 #[inline(always)]
 pub const fn context(class: usize, flags: AllocFlags) -> usize {
     if flags.contains(AllocFlags::UNINIT) {
         class + MAX_CLASSES
     } else if flags.contains(AllocFlags::CONSERVATIVE) && !flags.contains(AllocFlags::NO_POINTERS) {
         class + 2 * MAX_CLASSES
+    } else if flags.contains(AllocFlags::BARRIERED) {
+        class + 3 * MAX_CLASSES
     } else {
         class
     }
@@ -56,6 +59,7 @@ pub const fn context_flags(ctx: usize) -> AllocFlags {
     match ctx / MAX_CLASSES {
         1 => AllocFlags::UNINIT,
         2 => AllocFlags::CONSERVATIVE,
+        3 => AllocFlags::BARRIERED,
         _ => AllocFlags::NONE,
     }
 }
@@ -76,6 +80,8 @@ pub struct LocalAllocator {
     pools: NonNull<Locals>,
     /// Hand out one slot per run (stress mode: every allocation takes the slow path).
     single_slot_runs: bool,
+    /// Generational mode: a run's slots get their unlogged bits cleared.
+    generational: bool,
 }
 
 /// Bytes reserved in runs and not yet counted against the heap's
@@ -90,7 +96,7 @@ struct Locals {
 pub struct LocalFlusher(NonNull<Locals>);
 
 impl LocalAllocator {
-    pub fn new(slot_sizes: &[usize], single_slot_runs: bool) -> Self {
+    pub fn new(slot_sizes: &[usize], single_slot_runs: bool, generational: bool) -> Self {
         assert!(slot_sizes.len() <= MAX_CLASSES);
         // Unused entries have an empty run and never get a page.
         let pools = Box::new(Locals {
@@ -110,6 +116,7 @@ impl LocalAllocator {
         LocalAllocator {
             pools: NonNull::from(Box::leak(pools)),
             single_slot_runs,
+            generational,
         }
     }
 
@@ -171,6 +178,7 @@ impl LocalAllocator {
     /// longer current).
     pub fn next_run(&mut self, table: &PageTable, ctx: usize) -> bool {
         let single = self.single_slot_runs;
+        let generational = self.generational;
         let kind = ctx / MAX_CLASSES;
         let locals = self.locals();
         let lp = &mut locals.pools[ctx];
@@ -198,10 +206,17 @@ impl LocalAllocator {
         } else {
             if kind == 2 {
                 d.conservative.set_range(first, end);
+            } else if kind == 3 {
+                d.barriered.set_range(first, end);
             }
             if !d.zeroed() {
                 table.zero(start, len);
             }
+        }
+        d.note_young();
+        if generational {
+            // Dead objects' stale bits must not make the new ones look old.
+            table.log().clear_range(start, len);
         }
         lp.cursor = start;
         lp.limit = start + len;
@@ -281,6 +296,7 @@ fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
                 match i / MAX_CLASSES {
                     1 => d.no_pointers.clear_range(from, to),
                     2 => d.conservative.clear_range(from, to),
+                    3 => d.barriered.clear_range(from, to),
                     _ => {}
                 }
                 lp.unreported -= (to - from) as i64;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crate::alloc::{context, context_flags, LocalAllocator, LocalFlusher};
-use crate::collect::{inside_callback, GcReason, Root, RootTable, Timeline};
+use crate::collect::{inside_callback, GcReason, LogBuffer, Root, RootTable, Timeline};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -51,6 +51,10 @@ pub struct Mutator<E: Embedder> {
     pub(super) link: Arc<Link<E>>,
     /// Inside `enter_blocking` .. `leave_blocking`.
     in_blocking: bool,
+    /// What this mutator's write barriers logged (`barrier.rs`).
+    log: Arc<LogBuffer>,
+    /// Verify mode or a debug build: barriers check their object.
+    barrier_checks: bool,
     /// Tied to its thread (the allocation context is not shareable anyway).
     _not_send: PhantomData<*mut ()>,
 }
@@ -68,7 +72,10 @@ impl<const SIZE: usize> DefaultClass<SIZE> {
 /// `cursor + slot_size <= limit`. The zeroed buffer of class `c` is buffer
 /// `c`; `class_of[(size + 7) >> 3]` is the class of `size` bytes (for
 /// indexes below `class_of_len`). `safepoint_requested` is non-zero when
-/// the thread should call its safepoint. All valid while the mutator lives.
+/// the thread should call its safepoint. The write barrier's unlogged
+/// bits: bit `g % 64` of `log_bits[g / 64]` for `g = (obj - log_base) >> 3`
+/// when `obj - log_base < log_len`; a set bit takes the slow path (always
+/// taken when `barrier_checks`). All valid while the mutator lives.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct RawFastPath {
@@ -77,6 +84,10 @@ pub struct RawFastPath {
     pub class_of: *const u8,
     pub class_of_len: usize,
     pub safepoint_requested: *const u8,
+    pub log_base: usize,
+    pub log_len: usize,
+    pub log_bits: *const u64,
+    pub barrier_checks: bool,
 }
 
 /// What the thread's registry knows of a mutator (see `sched/threads.rs`).
@@ -173,7 +184,11 @@ impl<E: Embedder> Mutator<E> {
             });
         }
         let core = &heap.core;
-        let local = LocalAllocator::new(core.classes.sizes(), core.config.stress > 0);
+        let local = LocalAllocator::new(
+            core.classes.sizes(),
+            core.config.stress > 0,
+            core.config.generational,
+        );
         let lookup = core.classes.lookup_table().into();
         let default_classes = core.config.size_classes == crate::config::SizeClassPreset::Mosaic;
         // Nothing below can panic between joining the world and returning.
@@ -198,7 +213,11 @@ impl<E: Embedder> Mutator<E> {
         }
         roots.set_owner_attached(true);
         heap.root_tables.lock().push(roots);
+        let log = heap.core.generations.register();
+        let barrier_checks = heap.core.config.verify || cfg!(debug_assertions);
         Ok(Mutator {
+            log,
+            barrier_checks,
             heap,
             local,
             lookup,
@@ -288,7 +307,12 @@ impl<E: Embedder> Mutator<E> {
     /// for Rust code: `alloc` is inlined already.
     #[doc(hidden)]
     pub fn raw_fast_path(&mut self) -> RawFastPath {
+        let (log_base, log_len, log_bits) = self.heap.core.table.log().raw();
         RawFastPath {
+            log_base,
+            log_len,
+            log_bits,
+            barrier_checks: self.barrier_checks,
             buffers: self.local.buffers().cast(),
             buffer_size: std::mem::size_of::<crate::alloc::LocalPool>(),
             class_of: self.lookup.as_ptr(),
@@ -394,6 +418,26 @@ impl<E: Embedder> Mutator<E> {
     pub fn try_collect(&mut self) -> Result<(), Error> {
         self.check_usable("collect")?;
         self.collect_for(GcReason::Explicit, None);
+        Ok(())
+    }
+
+    /// A minor collection (generational mode, `Config::generational`):
+    /// marks only what the roots, the remembered set and unbarriered old
+    /// objects reach among the objects allocated since the last
+    /// collection. Outside generational mode, a full collection.
+    ///
+    /// # Panics
+    /// As [`Mutator::collect`].
+    pub fn collect_young(&mut self) {
+        if let Err(e) = self.try_collect_young() {
+            panic!("mosaic: {e}");
+        }
+    }
+
+    /// [`Mutator::collect_young`], refused as [`Mutator::try_collect`] is.
+    pub fn try_collect_young(&mut self) -> Result<(), Error> {
+        self.check_usable("collect")?;
+        self.collect_for(GcReason::Young, None);
         Ok(())
     }
 
@@ -539,6 +583,7 @@ impl<E: Embedder> Drop for Mutator<E> {
         h.core
             .sizer
             .add(self.local.flush(&h.core.table, &h.core.pools));
+        h.core.generations.unregister(&self.log);
         self.link.roots.owner_dropped();
         h.world.unregister(self.link.id);
     }
@@ -546,6 +591,9 @@ impl<E: Embedder> Drop for Mutator<E> {
 
 #[path = "slow_path.rs"]
 mod slow_path;
+
+#[path = "barrier.rs"]
+mod barrier;
 
 #[path = "signal_stop.rs"]
 pub mod signal_stop;

@@ -23,6 +23,15 @@ pub struct Stats {
     pub sweep_time: Duration,
     /// Every stop-the-world pause.
     pub pauses: Distribution,
+    /// Generational mode: minor collections and their pauses (included
+    /// in `collections` and `pauses`), full collections, objects traced
+    /// from the remembered set and unbarriered old objects rescanned (over
+    /// all minor collections), and objects write barriers logged.
+    pub minor_collections: u64,
+    pub minor_pauses: Distribution,
+    pub full_collections: u64,
+    pub remembered_objects: u64,
+    pub rescanned_objects: u64,
     /// Every lazy sweep step an allocation took.
     pub sweep_steps: Distribution,
     /// Of each pause, the time from the stop request until every mutator
@@ -173,11 +182,17 @@ impl Stats {
                 }
             })
             .collect();
+        let g = &core.generations.counts;
         Stats {
             collections: c.collections.load(Relaxed),
             mark_time: Duration::from_nanos(c.mark_ns.load(Relaxed)),
             sweep_time: Duration::from_nanos(c.sweep_ns.load(Relaxed)),
             pauses: GcCounters::distribution(&c.pauses),
+            minor_collections: g.minor.load(Relaxed),
+            minor_pauses: GcCounters::distribution(&c.minor_pauses),
+            full_collections: g.full.load(Relaxed),
+            remembered_objects: g.remembered.load(Relaxed),
+            rescanned_objects: g.rescanned.load(Relaxed),
             sweep_steps: GcCounters::distribution(&c.sweep_steps),
             time_to_safepoint: GcCounters::distribution(&c.safepoints),
             release_phases: GcCounters::distribution(&c.releases),

@@ -35,7 +35,7 @@ use super::ephemeron_pass::EphemeronPass;
 use super::heap::HeapCore;
 use super::mark::{trace_object, Marker};
 use super::par_mark;
-use super::root_scan::scan_roots;
+use super::root_scan::scan_marking_roots;
 use super::roots::RootTable;
 use super::weak::{WeakKind, WeakPause};
 use crate::embedder::{Embedder, Tracer};
@@ -71,11 +71,11 @@ pub fn strong_closure<'h, E: Embedder>(
     let start = Instant::now();
     let table = &core.table;
     let weak = core.weak.pause();
-    let mut marker = Marker::new(table);
+    let mut marker = Marker::new(table).generational(core.config.generational);
     if core.workers.count() > 1 {
         (marker.marked, marker.marked_bytes, marker.pins) = par_mark::strong_closure(core, handles);
     } else {
-        scan_roots(core, handles, &mut marker);
+        scan_marking_roots(core, handles, &mut marker);
         core.span("roots", start, None);
         let t = Instant::now();
         marker.drain(&core.embedder);

@@ -19,6 +19,8 @@ pub struct GcCounters {
     pub last_released_pages: AtomicU64,
     /// Every stop-the-world pause, in nanoseconds.
     pub pauses: Mutex<Histogram<u64>>,
+    /// The pauses of minor collections (generational mode), in nanoseconds.
+    pub minor_pauses: Mutex<Histogram<u64>>,
     /// Every lazy sweep step taken in an allocation slow path, in nanoseconds.
     pub sweep_steps: Mutex<Histogram<u64>>,
     /// Time from a collection's stop request until every mutator had
@@ -78,6 +80,7 @@ impl Default for GcCounters {
             last_marked_bytes: AtomicU64::new(0),
             last_released_pages: AtomicU64::new(0),
             pauses: h(),
+            minor_pauses: h(),
             sweep_steps: h(),
             safepoints: h(),
             releases: h(),
@@ -129,6 +132,11 @@ impl GcCounters {
 
     pub fn record_pause(&self, d: Duration) {
         self.pauses.lock().saturating_record(nanos(d).max(1));
+    }
+
+    /// A minor collection's pause (generational mode), also in `pauses`.
+    pub fn record_minor_pause(&self, d: Duration) {
+        self.minor_pauses.lock().saturating_record(nanos(d).max(1));
     }
 
     pub fn distribution(h: &Mutex<Histogram<u64>>) -> Distribution {

@@ -30,8 +30,10 @@ use super::callbacks::{in_callback, PanicSlot};
 use super::closure::{self, Marked};
 use super::compact::{self, Compacted};
 use super::events::{GcEvent, GcReason};
+use super::generations::MinorSample;
 use super::heap::HeapCore;
 use super::heap_sizing::CollectionSample;
+use super::minor;
 use super::release::release_phase;
 use super::root_scan::scan_roots;
 use super::roots::RootTable;
@@ -79,30 +81,38 @@ fn pause<E: Embedder>(
         time_to_safepoint,
     });
 
+    // Generational mode: minor or full (a full one clears every mark).
+    let minor = minor::begin(core, reason, core.compaction_requested(), number);
+
     // 2–4. Roots, mark, weak phases, then verify mode's walk.
-    let (marked, verdict) = match catch_unwind(AssertUnwindSafe(|| mark_and_verify(core, handles)))
-    {
-        Ok(r) => r,
-        Err(p) => abandon(core, panics, p),
-    };
+    let (marked, verdict) =
+        match catch_unwind(AssertUnwindSafe(|| mark_and_verify(core, handles, minor))) {
+            Ok(r) => r,
+            Err(p) => abandon(core, panics, p),
+        };
     core.events.emit(&mut panics, || GcEvent::MarkEnd {
         number,
         marked_objects: marked.objects as u64,
         marked_bytes: marked.bytes as u64,
         mark_time: marked.time,
+        minor,
     });
 
-    // 5. Compact.
+    // 5. Compact (never in a minor collection).
     core.pins.finish(&core.table);
-    let request = core.take_compaction_request();
-    let compacted = compact::compact(core, handles, &marked.pins, request, &mut panics);
+    let compacted = if minor {
+        None
+    } else {
+        let request = core.take_compaction_request();
+        compact::compact(core, handles, &marked.pins, request, &mut panics)
+    };
     if let Some(c) = &compacted {
         core.counters.record_compaction(&c.stats);
     }
 
     // 6. Release.
     for p in core.pools.iter() {
-        p.begin_cycle(&core.table);
+        p.begin_cycle(&core.table, minor);
     }
     let released = release_phase(core, &mut panics);
     if compacted.is_some() {
@@ -126,16 +136,31 @@ fn pause<E: Embedder>(
     core.counters
         .last_marked
         .store(marked.objects as u64, Relaxed);
+    let old_target = core.sizer.target();
+    let decision = if minor {
+        // The old generation grew by what the minor collection kept; the
+        // target stays.
+        let live = core.generations.after_minor(&MinorSample {
+            promoted: marked.bytes as u64,
+            promoted_objects: marked.objects as u64,
+            allocated: core.sizer.allocated(),
+            target: old_target,
+        });
+        core.sizer
+            .after_minor(live, cpu_at_start, crate::os::process_cpu_time())
+    } else {
+        core.generations
+            .after_full(marked.bytes as u64, marked.objects as u64);
+        core.sizer.after_collection(&CollectionSample {
+            live_bytes: marked.bytes as u64,
+            cpu_at_start,
+            cpu_at_end: crate::os::process_cpu_time(),
+            sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),
+        })
+    };
     core.counters
         .last_marked_bytes
-        .store(marked.bytes as u64, Relaxed);
-    let old_target = core.sizer.target();
-    let decision = core.sizer.after_collection(&CollectionSample {
-        live_bytes: marked.bytes as u64,
-        cpu_at_start,
-        cpu_at_end: crate::os::process_cpu_time(),
-        sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),
-    });
+        .store(decision.live_bytes, Relaxed);
     if decision.target_bytes < old_target {
         // The heap shrank: free pages beyond the new target go back to
         // the OS now (the lazy sweep may have nothing left to do it).
@@ -149,11 +174,14 @@ fn pause<E: Embedder>(
     }
     let pause = start.elapsed();
     core.counters.record_pause(pause);
+    if minor {
+        core.counters.record_minor_pause(pause);
+    }
     core.span("pause", start, Some(("collection", number)));
     core.events.emit(&mut panics, || GcEvent::CollectionEnd {
         number,
         reason,
-        live_bytes: marked.bytes as u64,
+        live_bytes: decision.live_bytes,
         heap_bytes: core.resource.committed_pages() * PAGE_SIZE,
         pause,
         finalizers_queued: marked.finalizers,
@@ -162,6 +190,11 @@ fn pause<E: Embedder>(
     });
     // The pause completed, so the heap stays consistent; now report.
     if let Some(e) = verdict {
+        if minor {
+            panic!(
+                "mosaic verify: after a minor collection, {e} (a store into an old BARRIERED object without a write barrier?)"
+            );
+        }
         panic!("mosaic verify: {e}");
     }
     if let Some(Compacted { stale: Some(e), .. }) = compacted {
@@ -172,15 +205,20 @@ fn pause<E: Embedder>(
 
 /// Steps 2–4 (`closure.rs`), then, in verify mode, an independent walk
 /// from the same roots; its diagnostic is reported at the end of the pause.
+/// After a minor collection the walk is the full mark that proves it:
+/// every object reachable from the roots must be marked (old or kept).
 fn mark_and_verify<E: Embedder>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
+    minor: bool,
 ) -> (Marked, Option<String>) {
     let strong = closure::strong_closure(core, handles);
     let marked = closure::weak_phases(core, strong);
     let verdict = if core.config.verify {
         let t = Instant::now();
-        let v = verify(&core.table, &core.embedder, marked.objects, |v| {
+        // A minor collection marked only the young: old objects count too.
+        let bound = if minor { usize::MAX } else { marked.objects };
+        let v = verify(&core.table, &core.embedder, bound, |v| {
             scan_roots(core, handles, v)
         });
         core.span("verify", t, None);
@@ -200,6 +238,7 @@ fn abandon<E: Embedder>(
     payload: Box<dyn Any + Send>,
 ) -> ! {
     core.clear_marks();
+    core.generations.abandoned();
     panics.merge(PanicSlot::caught(payload));
     panics.resume();
     unreachable!("a caught panic resumes");

@@ -29,6 +29,9 @@ pub enum GcReason {
     HeapLimit = 2,
     /// Stress mode (`Config::stress`) collected.
     Stress = 3,
+    /// The embedder asked for a minor collection (`Mutator::collect_young`;
+    /// a full one outside generational mode).
+    Young = 4,
 }
 
 /// One event.
@@ -58,6 +61,9 @@ pub enum GcEvent {
         /// Their bytes (slot sizes; a large object's whole pages).
         marked_bytes: u64,
         mark_time: Duration,
+        /// A minor collection (generational mode): the counts are of the
+        /// young objects it kept; old objects stay marked from before.
+        minor: bool,
     },
     /// The pause ends; the world resumes after the listener returns.
     CollectionEnd {

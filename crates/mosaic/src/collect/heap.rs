@@ -19,6 +19,7 @@ use super::counters::GcCounters;
 use super::ephemeron::Ephemerons;
 use super::events::Events;
 use super::finalize::Finalizers;
+use super::generations::Generations;
 use super::heap_sizing::HeapSizer;
 use super::pins::Pins;
 use super::timeline::Timeline;
@@ -57,6 +58,8 @@ pub struct HeapCore<E: Embedder> {
     pub timeline: Option<Timeline>,
     /// Counted pins (`Mutator::pin`).
     pub pins: Pins,
+    /// Generational mode's state: remembered set, minor or full.
+    pub generations: Generations,
     /// An explicit compaction asked for the next collection: 0 none,
     /// 1 pinned first, 2 address order.
     compact_request: std::sync::atomic::AtomicU8,
@@ -97,6 +100,7 @@ impl<E: Embedder> HeapCore<E> {
             Workers::new(config.gc_workers(), |job| in_callback(job)).map_err(Error::Workers)?;
         let timeline = config.trace.as_deref().map(Timeline::new);
         let ephemerons = Ephemerons::new(config.ephemeron_header);
+        let generational = config.generational;
         let core = HeapCore {
             sizer,
             workers,
@@ -118,6 +122,7 @@ impl<E: Embedder> HeapCore<E> {
             sweepers: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
             pins: Pins::default(),
+            generations: Generations::new(generational),
             compact_request: std::sync::atomic::AtomicU8::new(0),
         };
         Ok(core)
@@ -149,6 +154,7 @@ impl<E: Embedder> HeapCore<E> {
             policy: &self.policy,
             finished_cycle: false,
             swept: 0,
+            sticky: self.config.generational,
         };
         let value = f(&mut cx);
         let pages = cx.swept;
@@ -279,6 +285,11 @@ impl<E: Embedder> HeapCore<E> {
         self.compact_request.store(v, Relaxed);
     }
 
+    /// Whether a compaction is asked for (the next collection is full).
+    pub fn compaction_requested(&self) -> bool {
+        self.compact_request.load(Relaxed) != 0
+    }
+
     /// The compaction asked for with [`HeapCore::request_compaction`], if
     /// any; the request is consumed.
     pub fn take_compaction_request(&self) -> Option<CompactOrder> {
@@ -331,6 +342,8 @@ impl<E: Embedder> HeapCore<E> {
         }
         if flags.contains(AllocFlags::CONSERVATIVE) {
             d.conservative.set(slot);
+        } else if flags.contains(AllocFlags::BARRIERED) {
+            d.barriered.set(slot);
         }
     }
 }

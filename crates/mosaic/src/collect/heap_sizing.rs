@@ -99,6 +99,10 @@ struct State {
     cpu_at_end: Duration,
     /// Collector time (lazy sweeping) counted at the last pause's end.
     sweep_at_end: Duration,
+    /// Minor collections since the last full one (generational mode):
+    /// their pauses' CPU time and the bytes allocated before each.
+    minor_cpu: Duration,
+    minor_allocated: u64,
     /// Exponentially weighted totals for the allocation rate and collection speed.
     alloc_bytes: f64,
     alloc_secs: f64,
@@ -138,6 +142,8 @@ impl HeapSizer {
             state: Mutex::new(State {
                 cpu_at_end: crate::os::process_cpu_time(),
                 sweep_at_end: Duration::ZERO,
+                minor_cpu: Duration::ZERO,
+                minor_allocated: 0,
                 alloc_bytes: 0.0,
                 alloc_secs: 0.0,
                 gc_bytes: 0.0,
@@ -193,11 +199,14 @@ impl HeapSizer {
     /// restarts the allocation count.
     pub fn after_collection(&self, s: &CollectionSample) -> HeapDecision {
         let mut st = self.state.lock();
-        let allocated = self.allocated.swap(0, Relaxed);
+        // Minor collections since the last full one count as collector
+        // time, and what was allocated before them as allocation.
+        let minor_cpu = std::mem::take(&mut st.minor_cpu);
+        let allocated = self.allocated.swap(0, Relaxed) + std::mem::take(&mut st.minor_allocated);
         let swept = s.sweep_total.saturating_sub(st.sweep_at_end);
         let interval = s.cpu_at_start.saturating_sub(st.cpu_at_end);
-        let mutator = interval.saturating_sub(swept);
-        let collector = s.cpu_at_end.saturating_sub(s.cpu_at_start) + swept;
+        let mutator = interval.saturating_sub(swept + minor_cpu);
+        let collector = s.cpu_at_end.saturating_sub(s.cpu_at_start) + swept + minor_cpu;
         smooth(&mut st.alloc_bytes, allocated as f64);
         smooth(&mut st.alloc_secs, mutator.as_secs_f64());
         smooth(&mut st.gc_bytes, s.live_bytes as f64);
@@ -227,6 +236,37 @@ impl HeapSizer {
 
     /// Caps the adaptive policy's headroom at `ratio` times the live bytes
     /// (`Config::headroom_max`; 0: no cap).
+    /// After a minor collection (generational mode): the target stays as
+    /// the last full collection set it, and the allowance is what the old
+    /// generation (`live`, bytes believed live) leaves of it. The pause's
+    /// CPU time counts as collector time at the next full collection.
+    pub fn after_minor(
+        &self,
+        live: u64,
+        cpu_at_start: Duration,
+        cpu_at_end: Duration,
+    ) -> HeapDecision {
+        let mut st = self.state.lock();
+        let allocated = self.allocated.swap(0, Relaxed);
+        st.minor_allocated += allocated;
+        st.minor_cpu += cpu_at_end.saturating_sub(cpu_at_start);
+        let target = self.target.load(Relaxed);
+        let allowance = target.saturating_sub(live).max(MIN_ALLOWANCE);
+        self.allowance.store(allowance, Relaxed);
+        let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
+        let d = HeapDecision {
+            policy: self.policy,
+            live_bytes: live,
+            allocated_bytes: allocated,
+            target_bytes: target,
+            allowance_bytes: allowance,
+            allocation_rate: rate(st.alloc_bytes, st.alloc_secs),
+            collection_speed: rate(st.gc_bytes, st.gc_secs),
+        };
+        st.last = Some(d);
+        d
+    }
+
     pub fn with_headroom_max(mut self, ratio: f64) -> Self {
         self.headroom_max = ratio;
         self

@@ -13,7 +13,7 @@
 
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
-use crate::space::{Located, PageKind, PageTable, PAGE_MASK, PAGE_SHIFT};
+use crate::space::{Located, LogBits, PageKind, PageTable, PAGE_MASK, PAGE_SHIFT};
 
 /// The marker: a mark stack and counts. A *watching* marker (`WATCH`)
 /// also lists every object it newly marks, so that ephemerons and
@@ -28,6 +28,9 @@ pub struct Marker<'h, const WATCH: bool = false> {
     /// Set mark bits with an atomic read-modify-write: other markers run
     /// at the same time (`par_mark.rs`).
     atomic: bool,
+    /// Generational mode: a `BARRIERED` object marked becomes old, so its
+    /// unlogged bit is set (`space/log_bits.rs`).
+    log: Option<&'h LogBits>,
     /// Objects marked so far.
     pub marked: usize,
     /// Bytes of the objects marked so far (slot sizes, large object sizes).
@@ -47,6 +50,7 @@ impl<'h> Marker<'h> {
             capacity: table.capacity(),
             stack: Vec::with_capacity(4096),
             atomic: false,
+            log: None,
             marked: 0,
             marked_bytes: 0,
             newly: Vec::new(),
@@ -62,6 +66,15 @@ impl<'h> Marker<'h> {
         }
     }
 
+    /// The same marker, setting the unlogged bit of every barriered object
+    /// it marks when `on` (generational mode).
+    pub fn generational(self, on: bool) -> Self {
+        Marker {
+            log: on.then(|| self.table.log()),
+            ..self
+        }
+    }
+
     /// The same marker, now listing what it newly marks.
     pub fn watching(self) -> Marker<'h, true> {
         Marker {
@@ -70,6 +83,7 @@ impl<'h> Marker<'h> {
             capacity: self.capacity,
             stack: self.stack,
             atomic: self.atomic,
+            log: self.log,
             marked: self.marked,
             marked_bytes: self.marked_bytes,
             newly: self.newly,
@@ -147,6 +161,11 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         }
         self.marked += 1;
         self.marked_bytes += size;
+        if let Some(log) = self.log {
+            if d.barriered.get(slot) {
+                log.set_unlogged(start);
+            }
+        }
         if WATCH {
             self.newly.push(start);
         }

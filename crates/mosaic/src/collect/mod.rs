@@ -10,6 +10,8 @@
 //! | `mark.rs` | the marker: explicit mark stack, edge filtering, tracing |
 //! | `par_mark.rs` | the strong closure on every GC worker (work stealing) |
 //! | `ephemeron_pass.rs` | the ephemeron fixed point of one collection |
+//! | `generations.rs` | generational mode's state: the remembered set (per-mutator logs), which collections are minor, the counts |
+//! | `minor.rs` | a minor collection's steps: choosing the kind of a pause, tracing the remembered set, rescanning unbarriered old objects |
 //! | `verify.rs` | verify mode's independent walk and its diagnostics |
 //! | `compact/` | compaction (seed 001): which pools (`policy.rs`), the plan with pinned-first page order and cross-pool moves (`plan.rs`), moving on the GC workers (`evacuate.rs`), updating and checking references (`update.rs`); the steps are in `compact/mod.rs` |
 //! | `release.rs` | the release phase: empty pages and dead large objects given back on every GC worker |
@@ -47,10 +49,12 @@ mod ephemeron;
 mod ephemeron_pass;
 mod events;
 mod finalize;
+mod generations;
 mod handles;
 mod heap;
 mod heap_sizing;
 mod mark;
+mod minor;
 mod par_mark;
 mod pins;
 mod release;
@@ -67,6 +71,7 @@ pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};
 pub use events::{GcEvent, GcReason};
 pub use finalize::{FinalizerKind, FinalizerOrder, RegisterError};
+pub use generations::LogBuffer;
 pub use heap::HeapCore;
 pub use heap_sizing::HeapDecision;
 pub use roots::{Root, RootTable};

@@ -31,7 +31,7 @@ use parking_lot::Mutex;
 
 use super::heap::HeapCore;
 use super::mark::Marker;
-use super::root_scan::{scan_root_task, ROOT_TASKS};
+use super::root_scan::{root_task_count, scan_root_task};
 use super::roots::RootTable;
 use crate::embedder::Embedder;
 use crate::sched::Termination;
@@ -72,7 +72,7 @@ pub fn strong_closure<E: Embedder>(
     };
     core.workers.run(&|i| {
         let deque = share.deques[i].lock().take().expect("one deque per worker");
-        let mut m = Marker::parallel(&core.table);
+        let mut m = Marker::parallel(&core.table).generational(core.config.generational);
         let r = catch_unwind(AssertUnwindSafe(|| {
             let t = Instant::now();
             scan_root_tasks(core, handles, &share, &mut m);
@@ -101,7 +101,7 @@ fn scan_root_tasks<E: Embedder>(
 ) {
     loop {
         let task = share.next_task.fetch_add(1, Relaxed);
-        if task >= ROOT_TASKS {
+        if task >= root_task_count(core) {
             return;
         }
         scan_root_task(core, handles, task, m);

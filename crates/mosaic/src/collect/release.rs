@@ -62,7 +62,9 @@ struct PoolTally {
 /// `on_free` is added to `panics` after every object was freed.
 pub fn release_phase<E: Embedder>(core: &HeapCore<E>, panics: &mut PanicSlot) -> Released {
     let start = Instant::now();
-    let dead_large = core.large.unlink_dead(&core.table);
+    let dead_large = core
+        .large
+        .unlink_dead(&core.table, core.config.generational);
     let mut pages = Vec::new();
     for pool in core.pools.iter() {
         pool.unswept_pages(&mut pages);

@@ -36,6 +36,10 @@ struct PoolState {
     decision: Decision,
     /// Is a sweep cycle in progress (unswept pages remain from the last marking)?
     sweeping: bool,
+    /// The cycle follows a minor collection: only pages allocated into
+    /// since the one before are swept, so its counts are partial and the
+    /// growth policy does not decide on them.
+    minor: bool,
     /// Pages held when the current cycle's marking started.
     cycle_pages: usize,
     cycle_live: usize,
@@ -85,6 +89,8 @@ pub struct SweepCtx<'a> {
     pub finished_cycle: bool,
     /// Pages swept during the call.
     pub swept: usize,
+    /// Generational mode: sweeping keeps the survivors' marks (old objects).
+    pub sticky: bool,
 }
 
 impl SizePool {
@@ -102,6 +108,7 @@ impl SizePool {
                 budget: policy.initial_pages(slots_per_page),
                 decision: Decision::Initial,
                 sweeping: false,
+                minor: false,
                 cycle_pages: 0,
                 cycle_live: 0,
                 cycle_free: 0,
@@ -192,7 +199,12 @@ impl SizePool {
 
     fn sweep_one(&self, cx: &mut SweepCtx<'_>, page: usize) -> SweepResult {
         cx.swept += 1;
-        sweep_page(cx.table.desc(page), cx.table.page_addr(page), cx.on_free)
+        sweep_page(
+            cx.table.desc(page),
+            cx.table.page_addr(page),
+            cx.sticky,
+            cx.on_free,
+        )
     }
 
     fn release_page(&self, cx: &mut SweepCtx<'_>, page: usize) {
@@ -220,6 +232,9 @@ impl SizePool {
             return false;
         }
         st.sweeping = false;
+        if st.minor {
+            return true;
+        }
         let sample = CycleSample {
             live_slots: st.cycle_live,
             free_slots: st.cycle_free,
@@ -262,17 +277,36 @@ impl SizePool {
         self.finish_cycle_if_done(&mut st, policy);
     }
 
-    /// Starts a new cycle after marking: every page becomes unswept. All
-    /// mutators must have given their pages back (stop-the-world).
-    pub fn begin_cycle(&self, table: &PageTable) {
+    /// Starts a new cycle after marking: every page becomes unswept — after
+    /// a `minor` collection only the pages allocated into since the last
+    /// collection (the others hold only old objects, all still marked).
+    /// All mutators must have given their pages back (stop-the-world).
+    pub fn begin_cycle(&self, table: &PageTable, minor: bool) {
         let mut st = self.state.lock();
         debug_assert!(st.unswept.is_empty(), "previous cycle not finished");
-        let pages = std::mem::take(&mut st.pages);
+        let all = std::mem::take(&mut st.pages);
+        let (pages, kept): (Vec<u32>, Vec<u32>) = if minor {
+            all.into_iter()
+                .partition(|&p| table.desc(p as usize).take_young())
+        } else {
+            for &p in &all {
+                table.desc(p as usize).take_young();
+            }
+            (all, Vec::new())
+        };
         for &p in &pages {
             table.desc(p as usize).set_unswept();
         }
         st.unswept = pages;
-        st.available.clear();
+        st.pages = kept;
+        if minor {
+            // Pages that stay swept keep their place among the available.
+            st.available
+                .retain(|&p| !table.desc(p as usize).is_unswept());
+        } else {
+            st.available.clear();
+        }
+        st.minor = minor;
         st.cycle_pages = st.unswept.len();
         st.cycle_live = 0;
         st.cycle_free = 0;
@@ -382,6 +416,7 @@ mod tests {
             policy: &POLICY,
             finished_cycle: false,
             swept: 0,
+            sticky: false,
         }
     }
 
@@ -407,7 +442,7 @@ mod tests {
         pool.note_allocated(4096);
         // "Mark" half of page 0 and nothing of the others; start a cycle.
         t.desc(got[0]).mark.set_range(0, 512);
-        pool.begin_cycle(&t);
+        pool.begin_cycle(&t, false);
         // The lazy sweep finds free slots on the first page it sweeps.
         let Acquired::Page(p) = pool.acquire(&mut cx, 2) else {
             panic!()
@@ -481,7 +516,7 @@ mod tests {
             t.desc(p).mark.set_range(0, 8);
         }
         t.desc(got[0]).mark.clear(7);
-        pool.begin_cycle(&t);
+        pool.begin_cycle(&t, false);
         // At its budget, the pool sweeps past the sweep budget (1) to the
         // page with a free slot instead of taking a fresh page.
         let Acquired::Page(p) = pool.acquire(&mut cx, 1) else {

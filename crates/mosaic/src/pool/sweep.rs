@@ -25,9 +25,16 @@ impl SweepResult {
 
 /// Frees the unmarked allocated slots of a small-object page, calls
 /// `on_free(address)` for the dead ones that asked for cleanup, makes the
-/// mark bits the new alloc bits and clears the marks. Word-at-a-time: 64
-/// slots per step, so a page costs at most 64 iterations plus the cleanups.
-pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)) -> SweepResult {
+/// mark bits the new alloc bits and clears the marks — unless `sticky`
+/// (generational mode), where the marks stay: they say which objects are
+/// old. Word-at-a-time: 64 slots per step, so a page costs at most 64
+/// iterations plus the cleanups.
+pub fn sweep_page(
+    d: &PageDesc,
+    page_addr: usize,
+    sticky: bool,
+    on_free: &mut dyn FnMut(usize),
+) -> SweepResult {
     let n = d.slot_count();
     let size = d.slot_size();
     let cleanup = d.has_cleanup();
@@ -56,6 +63,7 @@ pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)
             }
             d.pin.retain_word(w, !dead);
             d.conservative.retain_word(w, !dead);
+            d.barriered.retain_word(w, !dead);
         }
         if cleanup && d.cleanup.word(w) != 0 {
             cleanup_left = true;
@@ -66,8 +74,10 @@ pub fn sweep_page(d: &PageDesc, page_addr: usize, on_free: &mut dyn FnMut(usize)
     // Readers may look at this page meanwhile (`PageDesc::slot_is_live`):
     // the alloc bits are exact now; say so before the marks disappear.
     d.finish_sweep_publish();
-    for w in 0..n.div_ceil(64) {
-        d.mark.set_word(w, 0);
+    if !sticky {
+        for w in 0..n.div_ceil(64) {
+            d.mark.set_word(w, 0);
+        }
     }
     if freed > 0 {
         d.set_zeroed(false);
@@ -103,7 +113,7 @@ mod tests {
         d.cleanup.set(99);
         d.set_has_cleanup(true);
         let mut cleaned = vec![];
-        let r = sweep_page(d, 1000, &mut |a| cleaned.push(a));
+        let r = sweep_page(d, 1000, false, &mut |a| cleaned.push(a));
         assert_eq!(
             r,
             SweepResult {
@@ -120,9 +130,36 @@ mod tests {
         assert!(d.cleanup.get(99) && d.has_cleanup());
         assert!(!d.zeroed(), "freed slots hold old bytes");
         // Nothing marked this time: everything dies, the survivor's cleanup runs.
-        let r = sweep_page(d, 1000, &mut |a| cleaned.push(a));
+        let r = sweep_page(d, 1000, false, &mut |a| cleaned.push(a));
         assert_eq!((r.live, r.freed), (0, 3));
         assert_eq!(cleaned.last(), Some(&(1000 + 99 * 32)));
         assert!(!d.has_cleanup());
+    }
+
+    #[test]
+    fn a_sticky_sweep_keeps_the_marks_of_the_survivors() {
+        let t = PageTable::new(1).unwrap();
+        let d = t.desc(0);
+        d.init_small(0, 64);
+        d.alloc.set_range(0, 10);
+        d.barriered.set_range(0, 10);
+        d.mark.set(2);
+        d.mark.set(7);
+        let r = sweep_page(d, 0, true, &mut |_| {});
+        assert_eq!((r.live, r.freed), (2, 8));
+        assert_eq!(d.alloc.count(), 2);
+        assert!(
+            d.mark.get(2) && d.mark.get(7) && d.mark.count() == 2,
+            "old stays marked"
+        );
+        assert!(
+            d.barriered.get(7) && !d.barriered.get(3),
+            "dead slots lose the flag"
+        );
+        // A young object allocated next to them dies in the next minor
+        // sweep; the old ones stay.
+        d.alloc.set(3);
+        let r = sweep_page(d, 0, true, &mut |_| {});
+        assert_eq!((r.live, r.freed), (2, 1));
     }
 }

@@ -69,7 +69,11 @@ impl LargeSpace {
         }
         if flags.contains(AllocFlags::CONSERVATIVE) {
             d.conservative.set(0);
+        } else if flags.contains(AllocFlags::BARRIERED) {
+            d.barriered.set(0);
         }
+        // A young object: a dead one's stale unlogged bit must go.
+        table.log().clear_range(table.page_addr(head), 8);
         self.heads.lock().push(head as u32);
         self.allocated_bytes.fetch_add(size as u64, Relaxed);
         Some(table.page_addr(head))
@@ -86,7 +90,7 @@ impl LargeSpace {
         res: &PageResource,
         mut on_free: impl FnMut(usize),
     ) -> usize {
-        let dead = self.unlink_dead(table);
+        let dead = self.unlink_dead(table, false);
         for &h in &dead {
             self.free_dead(table, res, h, &mut on_free);
         }
@@ -94,14 +98,17 @@ impl LargeSpace {
     }
 
     /// Takes every unmarked large object off the list and clears the marks
-    /// of the survivors. Runs inside a pause. Returns the head pages of the
-    /// dead, each to be given to [`LargeSpace::free_dead`] exactly once.
-    pub fn unlink_dead(&self, table: &PageTable) -> Vec<usize> {
+    /// of the survivors (unless `sticky`: generational mode keeps them, they
+    /// say the object is old). Runs inside a pause. Returns the head pages
+    /// of the dead, each to be given to [`LargeSpace::free_dead`] exactly once.
+    pub fn unlink_dead(&self, table: &PageTable, sticky: bool) -> Vec<usize> {
         let mut dead = Vec::new();
         self.heads.lock().retain(|&h| {
             let d = table.desc(h as usize);
             if d.mark.get(0) {
-                d.mark.clear(0);
+                if !sticky {
+                    d.mark.clear(0);
+                }
                 return true;
             }
             dead.push(h as usize);

@@ -6,6 +6,7 @@
 //! | `bitmap.rs` | one bit per slot, 4096 slots per page, atomic words |
 //! | `lazy_bitmap.rs` | a bitmap allocated on a page's first use of it (pin, needs-cleanup, forwarded, finalizer, ephemeron bits) |
 //! | `page.rs` | [`PageDesc`]: kind, slot geometry, and the side bitmaps (mark, alloc, no-pointers; lazily: pin, needs-cleanup, forwarded, finalizer, ephemeron) |
+//! | `log_bits.rs` | [`LogBits`]: the write barrier's unlogged bit per 8-byte granule (generational mode) |
 //! | `page_table.rs` | [`PageTable`]: address → page index → descriptor in O(1); interior address → slot in O(1) by reciprocal multiply |
 //! | `page_resource.rs` | [`PageResource`]: free pages, a lock-free queue of single pages plus a coalescing span set; decommit when the heap shrinks |
 //! | `large.rs` | [`LargeSpace`]: objects above the largest size class, as whole-page spans, freed eagerly after marking |
@@ -20,12 +21,14 @@ mod bitmap;
 mod geometry;
 mod large;
 mod lazy_bitmap;
+mod log_bits;
 mod page;
 mod page_resource;
 mod page_table;
 
 pub use geometry::{MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
 pub use large::{LargeSpace, LargeStats};
+pub use log_bits::LogBits;
 pub use page::{PageDesc, PageKind};
 pub use page_resource::{PageResource, PageResourceKind, ReleaseBuffer};
 pub use page_table::{Located, MarkState, PageTable};

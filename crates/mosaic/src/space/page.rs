@@ -37,6 +37,9 @@ pub struct PageDesc {
     has_cleanup: AtomicBool,
     /// An ephemeron was allocated on the page since it was last initialised.
     has_ephemerons: AtomicBool,
+    /// A mutator took a run of slots here (or the page is new) since the
+    /// last collection: a minor collection sweeps only such pages.
+    young: AtomicBool,
     /// Marked since the last collection but not yet swept: the mark bits,
     /// not the alloc bits, say which slots hold live objects.
     unswept: AtomicBool,
@@ -68,6 +71,9 @@ pub struct PageDesc {
     pub ephemeron: LazyBitmap,
     /// The slot's object is scanned conservatively (`AllocFlags::CONSERVATIVE`).
     pub conservative: LazyBitmap,
+    /// The slot's object was allocated `BARRIERED`: generational mode
+    /// trusts barriers to log it (others are rescanned by minor collections).
+    pub barriered: LazyBitmap,
 }
 
 impl PageDesc {
@@ -131,7 +137,7 @@ impl PageDesc {
     }
 
     /// The bitmaps allocated on first use.
-    fn lazy(&self) -> [&LazyBitmap; 6] {
+    fn lazy(&self) -> [&LazyBitmap; 7] {
         [
             &self.pin,
             &self.forwarded,
@@ -139,6 +145,7 @@ impl PageDesc {
             &self.finalizer,
             &self.ephemeron,
             &self.conservative,
+            &self.barriered,
         ]
     }
 
@@ -173,11 +180,30 @@ impl PageDesc {
         self.has_ephemerons.store(false, Relaxed);
     }
 
+    /// Says that a mutator took slots here since the last collection.
+    #[inline]
+    pub fn note_young(&self) {
+        if !self.young.load(Relaxed) {
+            self.young.store(true, Relaxed);
+        }
+    }
+
+    /// Whether slots were taken here since the last collection; forgets it
+    /// (a pause: no mutator runs).
+    pub fn take_young(&self) -> bool {
+        self.young.swap(false, Relaxed)
+    }
+
     /// Marks the page unswept (a collection just marked it).
     pub fn set_unswept(&self) {
         // Release: a reader outside the handshake that sees `true` also
         // sees the mark bits written before it.
         self.unswept.store(true, Release);
+    }
+
+    /// Whether the page waits for its sweep.
+    pub fn is_unswept(&self) -> bool {
+        self.unswept.load(Acquire)
     }
 
     /// Whether `slot` holds a live object, also while the page is unswept
@@ -236,6 +262,7 @@ impl PageDesc {
             .store((PAGE_SIZE / slot_size) as u32, Relaxed);
         self.recip.store(reciprocal(slot_size), Relaxed);
         self.unswept.store(false, Relaxed);
+        self.young.store(true, Relaxed);
         self.set_kind(PageKind::Small);
     }
 

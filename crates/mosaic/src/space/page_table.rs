@@ -8,6 +8,7 @@
 use std::io;
 
 use super::geometry::{PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
+use super::log_bits::LogBits;
 use super::page::{PageDesc, PageKind};
 use crate::os::Reservation;
 
@@ -16,6 +17,8 @@ pub struct PageTable {
     heap: Reservation,
     descs: Reservation,
     npages: usize,
+    /// The write barrier's unlogged bits (generational mode).
+    log: LogBits,
 }
 
 /// Where an address falls.
@@ -60,11 +63,19 @@ impl PageTable {
             desc_bytes.max(1),
             std::mem::align_of::<PageDesc>().max(4096),
         )?;
+        let log = LogBits::new(heap.start(), heap.len())?;
         Ok(PageTable {
             heap,
             descs,
             npages,
+            log,
         })
+    }
+
+    /// The write barrier's unlogged bits.
+    #[inline(always)]
+    pub fn log(&self) -> &LogBits {
+        &self.log
     }
 
     #[inline(always)]

@@ -130,6 +130,12 @@ pub struct Graph {
     pub handles: Vec<(WeakKind, Option<u64>)>,
     /// Objects an ambiguous word points into (roots, and pinned).
     pub ambiguous: Vec<u64>,
+    /// Generational mode: the objects the last collection kept (old). A
+    /// minor collection keeps them all and traces them as if they were
+    /// roots (the barrier's invariant: an old object that may point to a
+    /// young one is remembered, or allocated without a barrier and
+    /// rescanned).
+    pub old: BTreeSet<u64>,
 }
 
 /// What one collection finds.
@@ -141,6 +147,8 @@ pub struct Outcome {
     pub marked: BTreeSet<u64>,
     /// Objects whose finalizer this collection queues.
     pub chosen: BTreeSet<u64>,
+    /// A minor collection: old objects in `marked` (marked before it began).
+    pub already: usize,
 }
 
 /// What `Graph::apply` removed.
@@ -182,12 +190,21 @@ impl Graph {
     /// What a collection would find now; `extra` are roots of the moment
     /// (the scope of an allocation in progress).
     pub fn simulate(&self, extra: &[u64]) -> Outcome {
+        self.simulate_kind(extra, false)
+    }
+
+    /// A full collection, or a `minor` one (the old objects are kept and
+    /// trace like roots).
+    pub fn simulate_kind(&self, extra: &[u64], minor: bool) -> Outcome {
         let mut marked = BTreeSet::new();
+        let none_old = BTreeSet::new();
+        let old = if minor { &self.old } else { &none_old };
         let roots = self
             .roots
             .iter()
             .chain(&self.globals)
             .chain(&self.ambiguous)
+            .chain(old)
             .copied();
         let queued = self.queue.iter().map(|q| q.0);
         let none = BTreeSet::new();
@@ -223,6 +240,7 @@ impl Graph {
             strong,
             marked,
             chosen,
+            already: old.len(),
         }
     }
 

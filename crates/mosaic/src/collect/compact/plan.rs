@@ -201,6 +201,7 @@ impl<E: Embedder> Planner<'_, E> {
             (&d.finalizer, &d2.finalizer),
             (&d.ephemeron, &d2.ephemeron),
             (&d.conservative, &d2.conservative),
+            (&d.barriered, &d2.barriered),
         ] {
             if b.get(s) {
                 b2.set(s2);
@@ -212,6 +213,18 @@ impl<E: Embedder> Planner<'_, E> {
         if d2.ephemeron.get(s2) {
             self.core.ephemerons.note_page(table, p2);
         }
+        // Generational mode: a moved object is old in its new slot (and
+        // the new slot's stale bit, if any, is replaced).
+        let (from, to) = (
+            table.page_addr(p) + s * old_size,
+            table.page_addr(p2) + s2 * new_size,
+        );
+        if self.core.config.generational {
+            table.log().clear_range(to, 8);
+            if d2.barriered.get(s2) {
+                table.log().set_unlogged(to);
+            }
+        }
         d.mark.clear(s);
         d.forwarded.set(s);
         if self.last_source != p {
@@ -219,8 +232,8 @@ impl<E: Embedder> Planner<'_, E> {
             self.plan.sources.push(p);
         }
         self.plan.moves.push(Move {
-            from: table.page_addr(p) + s * old_size,
-            to: table.page_addr(p2) + s2 * new_size,
+            from,
+            to,
             old_size,
             new_size,
         });

@@ -1,0 +1,268 @@
+//! Generations with sticky mark bits (`Config::generational`): which
+//! collections are minor, the remembered set, and the minor collection's
+//! extra roots.
+//!
+//! *Old* means marked by an earlier collection and kept: sweeping leaves
+//! the mark bits of survivors set (`pool/sweep.rs`, `sticky`), so a young
+//! object is one allocated since the last collection, whose mark bit is
+//! clear. A **minor** collection keeps the old objects' marks, marks from
+//! the roots plus
+//!
+//! - the **remembered set**: old `BARRIERED` objects a write barrier
+//!   logged since the last collection (their unlogged bit,
+//!   `space/log_bits.rs`, was cleared by the barrier and is set again here
+//!   once they are traced), and
+//! - every old object allocated without `BARRIERED` (and not pointer-free):
+//!   no barrier covers it, so it is traced again by every minor collection
+//!   ("shady" objects in Ruby's terms),
+//!
+//! and sweeps only the pages a mutator allocated into since the last
+//! collection (`SizePool::begin_cycle`). A **full** collection clears every
+//! mark first and forgets the remembered set: it is the old non-generational
+//! collection, and the only one that compacts.
+//!
+//! Invariant: between collections, an old barriered object that may hold a
+//! reference to a young object is in the remembered set (its barrier ran:
+//! the embedder's promise), so a minor collection marks every young object
+//! reachable from the roots. Verify mode checks it after every minor
+//! collection with an independent walk of the whole graph from the roots.
+//!
+//! Weak references, ephemerons and finalizers follow from "old objects are
+//! marked": in a minor collection a weak reference to an old object stays
+//! and one to an unreached young object is cleared; an ephemeron whose key
+//! is old keeps its value; an old object's finalizer waits for a full
+//! collection; a young unreached object's finalizer runs.
+//!
+//! | next collection is full when | why |
+//! |---|---|
+//! | the embedder asked (`Mutator::collect`), the heap is at its maximum, a compaction is asked for, or the last one was abandoned | the old generation's garbage must go, or the marks are gone |
+//! | the old generation has used half the headroom the policy gave after the last full collection | the target counts old bytes: young room shrinks, minor collections come faster |
+//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead | young objects survive: generations do not pay |
+//! | the last minor collection traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked | it did most of a full collection's work anyway |
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::events::GcReason;
+
+/// A minor collection must find at least this fraction of the bytes
+/// allocated since the previous collection dead, or the next is full.
+pub const MIN_YIELD: f64 = 0.5;
+
+/// A minor collection that traced more than this fraction of the objects
+/// the last full collection marked makes the next one full.
+pub const MAX_MINOR_WORK: f64 = 0.5;
+
+/// Stress mode: every this many collections is full.
+const STRESS_FULL_EVERY: u64 = 4;
+
+/// The rescan of unbarriered old objects is split into this many tasks
+/// (by page), so that parallel marking spreads it over the workers.
+pub const RESCAN_TASKS: usize = 8;
+
+/// One mutator's log: objects its barriers logged since the last
+/// collection. Only its owner pushes (outside pauses); the collector
+/// drains it inside a pause.
+#[derive(Default)]
+pub struct LogBuffer(Mutex<Vec<usize>>);
+
+impl LogBuffer {
+    /// Logs `obj` (its unlogged bit was just cleared by this thread).
+    pub fn push(&self, obj: usize) {
+        self.0.lock().push(obj);
+    }
+}
+
+/// The generational state of a heap (the minor collection's phases are
+/// in `minor.rs`).
+#[derive(Default)]
+pub struct Generations {
+    pub enabled: bool,
+    /// The pause in progress is a minor collection.
+    minor: AtomicBool,
+    /// The next collection must be full.
+    next_full: AtomicBool,
+    buffers: Mutex<Vec<Arc<LogBuffer>>>,
+    /// Logs of mutators that were dropped since the last collection.
+    orphans: Mutex<Vec<usize>>,
+    /// The remembered set this pause traces (taken when it starts).
+    remembered: Mutex<Vec<usize>>,
+    /// Pages whose unbarriered old objects this pause rescans.
+    rescan_pages: Mutex<Vec<u32>>,
+    /// Old objects traced by this pause's rescan and remembered-set tasks.
+    traced_old: AtomicUsize,
+    /// Bytes believed live: marked by the last full collection, plus what
+    /// every minor collection since kept (old garbage is not known).
+    old_bytes: AtomicU64,
+    full_live: AtomicU64,
+    full_objects: AtomicU64,
+    pub counts: GenCounts,
+}
+
+/// Counters of the generational mode, for stats.
+#[derive(Default)]
+pub struct GenCounts {
+    pub minor: AtomicU64,
+    pub full: AtomicU64,
+    /// Objects taken from the remembered set, over all minor collections.
+    pub remembered: AtomicU64,
+    /// Unbarriered old objects rescanned, over all minor collections.
+    pub rescanned: AtomicU64,
+}
+
+/// What a minor collection found, for the next decision.
+pub struct MinorSample {
+    /// Bytes newly marked (young objects kept: now old).
+    pub promoted: u64,
+    pub promoted_objects: u64,
+    /// Bytes allocated since the previous collection.
+    pub allocated: u64,
+    /// The heap policy's target.
+    pub target: u64,
+}
+
+impl Generations {
+    pub fn new(enabled: bool) -> Self {
+        Generations {
+            enabled,
+            ..Default::default()
+        }
+    }
+
+    /// A new mutator's log.
+    pub fn register(&self) -> Arc<LogBuffer> {
+        let b = Arc::new(LogBuffer::default());
+        if self.enabled {
+            self.buffers.lock().push(b.clone());
+        }
+        b
+    }
+
+    /// A mutator goes: what it logged stays in the remembered set.
+    pub fn unregister(&self, b: &Arc<LogBuffer>) {
+        if !self.enabled {
+            return;
+        }
+        self.buffers.lock().retain(|x| !Arc::ptr_eq(x, b));
+        let mut left = std::mem::take(&mut *b.0.lock());
+        self.orphans.lock().append(&mut left);
+    }
+
+    /// Whether the pause in progress is a minor collection.
+    pub fn is_minor(&self) -> bool {
+        self.minor.load(Relaxed)
+    }
+
+    /// The collection that failed cleared every mark: nothing is old.
+    pub fn abandoned(&self) {
+        self.next_full.store(true, Relaxed);
+        self.minor.store(false, Relaxed);
+    }
+
+    /// Decides whether the pause starting now (collection `number`) is
+    /// minor, and takes the remembered set for it — or forgets it, for a
+    /// full collection.
+    pub fn decide(&self, reason: GcReason, compaction: bool, number: u64) -> bool {
+        let forced = self.next_full.swap(false, Relaxed);
+        let minor = self.enabled
+            && !forced
+            && !compaction
+            && number > 1
+            && match reason {
+                GcReason::Allocation | GcReason::Young => true,
+                GcReason::Stress => number % STRESS_FULL_EVERY != 0,
+                GcReason::Explicit | GcReason::HeapLimit => false,
+            };
+        self.minor.store(minor, Relaxed);
+        self.traced_old.store(0, Relaxed);
+        let mut set = self.remembered.lock();
+        set.clear();
+        for b in self.buffers.lock().iter() {
+            let mut l = b.0.lock();
+            if minor {
+                set.append(&mut l);
+            } else {
+                l.clear();
+            }
+        }
+        let mut o = self.orphans.lock();
+        if minor {
+            set.append(&mut o);
+        } else {
+            o.clear();
+        }
+        minor
+    }
+
+    /// The pages a minor collection's rescan tasks go through.
+    pub fn set_rescan_pages(&self, pages: Vec<u32>) {
+        *self.rescan_pages.lock() = pages;
+    }
+
+    /// Root tasks a minor collection adds: the remembered set, then the
+    /// rescan of unbarriered old objects in [`RESCAN_TASKS`] parts.
+    pub fn extra_tasks(&self) -> usize {
+        if self.is_minor() {
+            1 + RESCAN_TASKS
+        } else {
+            0
+        }
+    }
+
+    /// The remembered set, taken (the first extra task).
+    pub fn take_remembered(&self) -> Vec<usize> {
+        std::mem::take(&mut *self.remembered.lock())
+    }
+
+    /// Part `part` (of [`RESCAN_TASKS`]) of the pages to rescan.
+    pub fn rescan_part(&self, part: usize) -> Vec<u32> {
+        let pages = self.rescan_pages.lock();
+        let n = pages.len().div_ceil(RESCAN_TASKS);
+        pages.iter().skip(part * n).take(n).copied().collect()
+    }
+
+    /// Old objects a task traced (remembered or rescanned).
+    pub fn note_traced(&self, n: usize, remembered: bool) {
+        self.traced_old.fetch_add(n, Relaxed);
+        let c = if remembered {
+            &self.counts.remembered
+        } else {
+            &self.counts.rescanned
+        };
+        c.fetch_add(n as u64, Relaxed);
+    }
+
+    /// After a full collection: what it marked is the old generation.
+    pub fn after_full(&self, live_bytes: u64, objects: u64) {
+        if !self.enabled {
+            return;
+        }
+        self.counts.full.fetch_add(1, Relaxed);
+        self.old_bytes.store(live_bytes, Relaxed);
+        self.full_live.store(live_bytes, Relaxed);
+        self.full_objects.store(objects, Relaxed);
+    }
+
+    /// After a minor collection: the old generation grew by what it kept;
+    /// decides whether the next collection is full. Returns the bytes now
+    /// believed live.
+    pub fn after_minor(&self, s: &MinorSample) -> u64 {
+        self.counts.minor.fetch_add(1, Relaxed);
+        self.minor.store(false, Relaxed);
+        self.rescan_pages.lock().clear();
+        let old = self.old_bytes.fetch_add(s.promoted, Relaxed) + s.promoted;
+        let full_live = self.full_live.load(Relaxed);
+        let headroom = s.target.saturating_sub(full_live);
+        let grown = old.saturating_sub(full_live);
+        let yield_low = (s.promoted as f64) > (1.0 - MIN_YIELD) * s.allocated as f64;
+        let work = self.traced_old.load(Relaxed) as u64 + s.promoted_objects;
+        let work_high =
+            work as f64 > MAX_MINOR_WORK * self.full_objects.load(Relaxed).max(4096) as f64;
+        if grown * 2 >= headroom || yield_low || work_high {
+            self.next_full.store(true, Relaxed);
+        }
+        old
+    }
+}
