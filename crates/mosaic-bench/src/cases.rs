@@ -218,6 +218,7 @@ pub fn nqueens_conservative(n: u32, ocaml: &Built) -> Case {
                 &[],
             ),
             mosaic("mosaic", spec(false)),
+            mosaic_gen(spec(false)),
             mosaic("mosaic-conservative", spec(true)),
         ],
     }
@@ -245,6 +246,17 @@ fn mosaic_as(peer: &str, runtime: Runtime, spec: Spec, env: &[(&str, &str)]) -> 
 
 fn mosaic(peer: &str, spec: Spec) -> Runner {
     mosaic_as(peer, Runtime::Mosaic, spec, &[])
+}
+
+/// Mosaic with generations (`MOSAIC_GENERATIONAL=1`): the workloads then
+/// allocate `BARRIERED` and call the write barrier (`vm::Gen`).
+fn mosaic_gen(spec: Spec) -> Runner {
+    mosaic_as(
+        "mosaic-gen",
+        Runtime::Mosaic,
+        spec,
+        &[("MOSAIC_GENERATIONAL", "1")],
+    )
 }
 
 fn peer(
@@ -422,14 +434,21 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
                     expected: Some(p.expected_check()),
                     baseline: "mosaic",
                     heap_factor: Some(f),
-                    runners: [mosaic(
-                        "mosaic",
-                        Spec::Gcbench {
+                    runners: [
+                        mosaic(
+                            "mosaic",
+                            Spec::Gcbench {
+                                params: p,
+                                threads: t,
+                                max_heap: heap,
+                            },
+                        ),
+                        mosaic_gen(Spec::Gcbench {
                             params: p,
                             threads: t,
                             max_heap: heap,
-                        },
-                    )]
+                        }),
+                    ]
                     .into_iter()
                     .chain([peer(
                         "mosaic-c",
@@ -557,24 +576,27 @@ pub fn all(o: &Options, peers: &Peers) -> Vec<Case> {
         expected: Some(binary_trees::expected_check(depth)),
         baseline: "mosaic",
         heap_factor: None,
-        runners: [mosaic("mosaic", Spec::BinaryTrees { n: depth })]
-            .into_iter()
-            .chain(boehm)
-            .chain([
-                peer(
-                    "ocaml",
-                    Runtime::OCaml,
-                    &peers.ocaml_binary_trees,
-                    &args,
-                    &[],
-                ),
-                java("Serial", peers, o, None, "BinaryTrees", &args),
-                java("Parallel", peers, o, None, "BinaryTrees", &args),
-                java("G1", peers, o, None, "BinaryTrees", &args),
-                java_cold(peers, None, "BinaryTrees", &args),
-                peer("go", Runtime::Go, &peers.go_binary_trees, &args, &[]),
-            ])
-            .collect(),
+        runners: [
+            mosaic("mosaic", Spec::BinaryTrees { n: depth }),
+            mosaic_gen(Spec::BinaryTrees { n: depth }),
+        ]
+        .into_iter()
+        .chain(boehm)
+        .chain([
+            peer(
+                "ocaml",
+                Runtime::OCaml,
+                &peers.ocaml_binary_trees,
+                &args,
+                &[],
+            ),
+            java("Serial", peers, o, None, "BinaryTrees", &args),
+            java("Parallel", peers, o, None, "BinaryTrees", &args),
+            java("G1", peers, o, None, "BinaryTrees", &args),
+            java_cold(peers, None, "BinaryTrees", &args),
+            peer("go", Runtime::Go, &peers.go_binary_trees, &args, &[]),
+        ])
+        .collect(),
     });
 
     // n-queens: the seed's table, normalised to OCaml.

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
-use mosaic::{Embedder, ObjRef, Tracer};
+use mosaic::{AllocFlags, Config, Embedder, Mutator, ObjRef, Tracer};
 use parking_lot::Mutex;
 
 /// A stack of root slots owned by one thread. Pushes and pops are plain
@@ -154,6 +154,45 @@ unsafe impl<L: Layout> Embedder for Vm<L> {
     fn on_free(&self, obj: ObjRef) {
         if let Some(f) = self.cleanup {
             f(obj)
+        }
+    }
+}
+
+/// Generational mode as a workload sees it (`MOSAIC_GENERATIONAL`): its
+/// objects promise the write barrier (`AllocFlags::BARRIERED`) and every
+/// store of a reference into one calls it, initialising stores included.
+/// Off, neither the flag nor the call is made, so the non-generational
+/// runs pay nothing for it.
+#[derive(Clone, Copy, Debug)]
+pub struct Gen {
+    pub on: bool,
+}
+
+impl Gen {
+    pub fn of(config: &Config) -> Gen {
+        Gen {
+            on: config.generational,
+        }
+    }
+
+    /// The mode of `m`'s heap.
+    pub fn of_mutator<E: Embedder>(m: &Mutator<E>) -> Gen {
+        Gen::of(m.heap().config())
+    }
+
+    #[inline(always)]
+    pub fn flags(self) -> AllocFlags {
+        if self.on {
+            AllocFlags::BARRIERED
+        } else {
+            AllocFlags::NONE
+        }
+    }
+
+    #[inline(always)]
+    pub fn barrier<E: Embedder>(self, m: &mut Mutator<E>, obj: ObjRef) {
+        if self.on {
+            m.write_barrier(obj);
         }
     }
 }

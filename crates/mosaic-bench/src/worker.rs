@@ -88,6 +88,16 @@ fn stats_json<E: Embedder>(heap: &Heap<E>) -> Map<String, Value> {
         "gc_ms".into(),
         json!((s.pauses.total + s.sweep_steps.total).as_secs_f64() * 1e3),
     );
+    // Generational mode: minor and full collections, minor pauses.
+    m.insert("minor_collections".into(), json!(s.minor_collections));
+    m.insert("full_collections".into(), json!(s.full_collections));
+    m.insert("minor_pause_p50_us".into(), json!(us(s.minor_pauses.p50)));
+    m.insert("minor_pause_p99_us".into(), json!(us(s.minor_pauses.p99)));
+    m.insert("minor_pause_max_us".into(), json!(us(s.minor_pauses.max)));
+    m.insert(
+        "pause_total_ms".into(),
+        json!(s.pauses.total.as_secs_f64() * 1e3),
+    );
     m.insert("pause_p50_us".into(), json!(us(s.pauses.p50)));
     m.insert("pause_p99_us".into(), json!(us(s.pauses.p99)));
     m.insert("pause_max_us".into(), json!(us(s.pauses.max)));

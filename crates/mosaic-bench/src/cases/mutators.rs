@@ -25,7 +25,7 @@
 
 use mosaic_bench::workloads::{safepoint, threads};
 
-use super::{boehm_heap_env, mosaic, on_mosaic, peer, Case, Metric, Options, Runtime};
+use super::{boehm_heap_env, mosaic, mosaic_gen, on_mosaic, peer, Case, Metric, Options, Runtime};
 use crate::peers::{Built, Peers};
 use crate::worker::Spec;
 
@@ -91,6 +91,10 @@ pub fn threads(o: &Options, peers: &Peers) -> Vec<Case> {
                             max_heap: heap,
                         },
                     ),
+                    mosaic_gen(Spec::Threads {
+                        params: p,
+                        max_heap: heap,
+                    }),
                     boehm,
                     dropin,
                     c("glibc", &peers.threads_glibc),
@@ -165,6 +169,7 @@ mod tests {
                 names,
                 [
                     "mosaic",
+                    "mosaic-gen",
                     "boehm",
                     "boehm-on-mosaic",
                     "glibc",
@@ -172,12 +177,18 @@ mod tests {
                     "mimalloc"
                 ]
             );
+            // The same program and limit, with generations.
+            assert_eq!(case.runners[1].args, case.runners[0].args);
+            assert_eq!(
+                case.runners[1].env,
+                [("MOSAIC_GENERATIONAL".to_string(), "1".to_string())]
+            );
             let heap = HEAP_FACTOR * p.object_bytes();
             let spec: serde_json::Value = serde_json::from_str(&case.runners[0].args[1]).unwrap();
             assert_eq!(spec["workload"], "threads");
             assert_eq!(spec["max_heap"], heap);
             assert_eq!(spec["params"]["threads"], t);
-            let boehm = &case.runners[1];
+            let boehm = &case.runners[2];
             assert_eq!(boehm.args, p.peer_args());
             let limit = (HEAP_FACTOR * p.live_bytes()).to_string();
             let env = [
@@ -187,7 +198,7 @@ mod tests {
             assert_eq!(boehm.env, env);
             assert_eq!(boehm.skip, None);
             // The same binary, arguments and limit on Mosaic's libgc.so.1.
-            let dropin = &case.runners[2];
+            let dropin = &case.runners[3];
             assert_eq!(dropin.runtime, Runtime::BoehmOnMosaic);
             assert_eq!(
                 (&dropin.program, &dropin.args),
@@ -198,7 +209,7 @@ mod tests {
                 dropin.env[2],
                 ("LD_LIBRARY_PATH".to_string(), "/lib/mosaic".to_string())
             );
-            for r in &case.runners[3..] {
+            for r in &case.runners[4..] {
                 assert_eq!(r.args, p.peer_args());
                 assert!(r.skip.as_deref().unwrap().contains("not built"));
             }

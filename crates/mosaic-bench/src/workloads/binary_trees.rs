@@ -11,9 +11,9 @@
 
 use std::time::{Duration, Instant};
 
-use mosaic::{AllocFlags, Config, Heap, Mutator, ObjRef};
+use mosaic::{Config, Heap, Mutator, ObjRef};
 
-use crate::vm::{FirstWords, ShadowStack, Vm};
+use crate::vm::{FirstWords, Gen, ShadowStack, Vm};
 
 pub type TreeVm = Vm<FirstWords<2>>;
 
@@ -29,22 +29,23 @@ pub fn expected_check(n: u32) -> u64 {
     size(max + 1) + iterations + size(max)
 }
 
-fn make(m: &mut Mutator<TreeVm>, s: &ShadowStack, d: u32) -> ObjRef {
+fn make(m: &mut Mutator<TreeVm>, s: &ShadowStack, d: u32, gen: Gen) -> ObjRef {
     if d == 0 {
-        return m.alloc_sized::<16>(AllocFlags::NONE).expect("node");
+        return m.alloc_sized::<16>(gen.flags()).expect("node");
     }
     let base = s.len();
-    let l = make(m, s, d - 1);
+    let l = make(m, s, d - 1, gen);
     s.push(l);
-    let r = make(m, s, d - 1);
+    let r = make(m, s, d - 1, gen);
     s.push(r);
-    let n = m.alloc_sized::<16>(AllocFlags::NONE).expect("node");
+    let n = m.alloc_sized::<16>(gen.flags()).expect("node");
     let f = n.as_ptr() as *mut *mut u8;
     // SAFETY: a node is two pointers.
     unsafe {
         f.write(s.get(base).as_ptr());
         f.add(1).write(s.get(base + 1).as_ptr());
     }
+    gen.barrier(m, n);
     s.truncate(base);
     n
 }
@@ -66,17 +67,18 @@ fn check(o: ObjRef) -> u64 {
 /// Runs binary-trees of depth `n`; returns the check value, the heap and
 /// the time of the benchmark body (heap creation not included).
 pub fn run(n: u32, config: Config) -> (u64, Heap<TreeVm>, Duration) {
+    let gen = Gen::of(&config);
     let heap = Heap::new(config, TreeVm::default()).expect("heap");
     let mut m = heap.mutator().unwrap();
     let s = heap.embedder().stack(1 << 10);
     let start = Instant::now();
     let max = n.max(MIN_DEPTH + 2);
-    let mut total = check(make(&mut m, &s, max + 1));
-    let long_lived = make(&mut m, &s, max);
+    let mut total = check(make(&mut m, &s, max + 1, gen));
+    let long_lived = make(&mut m, &s, max, gen);
     s.push(long_lived);
     for d in (MIN_DEPTH..=max).step_by(2) {
         for _ in 0..1u64 << (max - d + MIN_DEPTH) {
-            total += check(make(&mut m, &s, d));
+            total += check(make(&mut m, &s, d, gen));
         }
     }
     total += check(s.get(0));

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use mosaic::{AllocFlags, Config, Heap, Mutator, ObjRef};
 
 use super::Rng;
-use crate::vm::{FirstWords, ShadowStack, Vm};
+use crate::vm::{FirstWords, Gen, ShadowStack, Vm};
 
 /// GCBench's parameters.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
@@ -109,12 +109,13 @@ struct Ctx<'a> {
     s: &'a ShadowStack,
     rng: Rng,
     holes: bool,
+    gen: Gen,
 }
 
 impl Ctx<'_> {
     fn node(&mut self) -> ObjRef {
         self.m
-            .alloc_sized::<NODE_BYTES>(AllocFlags::NONE)
+            .alloc_sized::<NODE_BYTES>(self.gen.flags())
             .expect("GCBench node")
     }
 
@@ -134,9 +135,11 @@ impl Ctx<'_> {
         }
         let l = self.node();
         set(node, 0, Some(l));
+        self.gen.barrier(self.m, node);
         self.hole();
         let r = self.node();
         set(node, 1, Some(r));
+        self.gen.barrier(self.m, node);
         self.hole();
         self.populate(depth - 1, l);
         self.populate(depth - 1, r);
@@ -155,6 +158,7 @@ impl Ctx<'_> {
         if depth > 0 {
             set(n, 0, Some(self.s.get(base)));
             set(n, 1, Some(self.s.get(base + 1)));
+            self.gen.barrier(self.m, n);
         }
         self.s.truncate(base);
         self.s.push(n);
@@ -183,12 +187,13 @@ fn count(o: ObjRef) -> u64 {
 }
 
 /// One thread's GCBench.
-fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64) -> u64 {
+fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64, gen: Gen) -> u64 {
     let mut cx = Ctx {
         m,
         s,
         rng: Rng::new(seed),
         holes: p.holes,
+        gen,
     };
     cx.make_tree(p.stretch);
     let long_lived = cx.node();
@@ -233,6 +238,7 @@ fn run_one(m: &mut Mutator<GcVm>, s: &ShadowStack, p: &Params, seed: u64) -> u64
 /// value (per thread, equal on every thread), the heap, and the time from
 /// starting the threads to joining them (heap creation not included).
 pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>, Duration) {
+    let gen = Gen::of(&config);
     let heap = Heap::new(config, GcVm::default()).expect("heap");
     let start = Instant::now();
     let checks: Vec<u64> = std::thread::scope(|sc| {
@@ -242,7 +248,7 @@ pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>, Dura
                 sc.spawn(move || {
                     let mut m = heap.mutator().unwrap();
                     let s = heap.embedder().stack(1 << 12);
-                    run_one(&mut m, &s, p, 42 + t as u64)
+                    run_one(&mut m, &s, p, 42 + t as u64, gen)
                 })
             })
             .collect();
@@ -276,17 +282,22 @@ mod tests {
 
     #[test]
     fn gcbench_check_value_matches_the_formula() {
-        for holes in [false, true] {
+        // With generations, verify mode proves every minor collection:
+        // the workload's barriers are complete.
+        for (holes, generational) in [(false, false), (true, false), (true, true)] {
             let p = small(holes);
             let config = Config {
                 max_heap: (p.peak_live_bytes() * 3).next_multiple_of(mosaic::PAGE_SIZE) + (4 << 20),
                 verify: true,
+                generational,
                 ..Config::default()
             };
             let (check, heap, elapsed) = run(&p, 2, config);
             assert!(elapsed > Duration::ZERO);
             assert_eq!(check, p.expected_check());
-            assert!(heap.stats().collections > 0);
+            let s = heap.stats();
+            assert!(s.collections > 0);
+            assert_eq!(s.minor_collections > 0, generational, "{s:?}");
         }
     }
 

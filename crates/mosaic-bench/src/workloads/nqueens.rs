@@ -11,9 +11,9 @@
 //!
 //! Check value: the number of solutions (92, 352, 724, 2680 for 8–11).
 
-use mosaic::{AllocFlags, Config, Heap, Mutator, ObjRef};
+use mosaic::{Config, Heap, Mutator, ObjRef};
 
-use crate::vm::{FirstWords, ShadowStack, Vm};
+use crate::vm::{FirstWords, Gen, ShadowStack, Vm};
 
 /// A cons cell: `next` first (the one reference), then x and y as two i32.
 pub type ConsVm = Vm<FirstWords<1>>;
@@ -37,6 +37,7 @@ pub fn solutions(n: u32) -> u64 {
 struct Ctx<'a> {
     m: &'a mut Mutator<ConsVm>,
     s: &'a ShadowStack,
+    gen: Gen,
 }
 
 #[inline]
@@ -100,9 +101,11 @@ impl Cells for Ctx<'_> {
         if let Some(t) = tail {
             self.s.push(t);
         }
-        let c = self.m.alloc_sized::<16>(AllocFlags::NONE).expect("cons");
+        let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
         self.s.truncate(base);
-        init_cell(c, x, y, tail)
+        init_cell(c, x, y, tail);
+        self.gen.barrier(self.m, c);
+        c
     }
 }
 
@@ -141,7 +144,8 @@ impl Ctx<'_> {
 /// (which must be empty); [`search_board`] then counts the solutions.
 pub fn board(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) {
     assert!(s.is_empty(), "the board takes slot 0");
-    let mut cx = Ctx { m, s };
+    let gen = Gen::of_mutator(m);
+    let mut cx = Ctx { m, s, gen };
     let mut ps = None;
     for i in (1..=n as i32).rev() {
         for j in (1..=n as i32).rev() {
@@ -155,7 +159,8 @@ pub fn board(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) {
 /// Counts the solutions over the board rooted in slot 0 (left there).
 pub fn search_board(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
     let ps = s.get(0);
-    let mut cx = Ctx { m, s };
+    let gen = Gen::of_mutator(m);
+    let mut cx = Ctx { m, s, gen };
     let r = cx.search(n, None, Some(ps), 0);
     cx.s.truncate(1);
     r
@@ -179,13 +184,16 @@ pub fn solve(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
 /// a collection.
 struct Conservative<'a> {
     m: &'a mut Mutator<ConsVm>,
+    gen: Gen,
 }
 
 impl Cells for Conservative<'_> {
     #[inline]
     fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
-        let c = self.m.alloc_sized::<16>(AllocFlags::NONE).expect("cons");
-        init_cell(c, x, y, tail)
+        let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
+        init_cell(c, x, y, tail);
+        self.gen.barrier(self.m, c);
+        c
     }
 }
 
@@ -208,7 +216,8 @@ impl Conservative<'_> {
 pub fn board_conservative(m: &mut Mutator<ConsVm>, n: u32) -> Option<ObjRef> {
     m.set_conservative_stack(true)
         .expect("conservative stack scanning");
-    let mut cx = Conservative { m };
+    let gen = Gen::of_mutator(m);
+    let mut cx = Conservative { m, gen };
     let mut ps = None;
     for i in (1..=n as i32).rev() {
         for j in (1..=n as i32).rev() {
@@ -220,7 +229,8 @@ pub fn board_conservative(m: &mut Mutator<ConsVm>, n: u32) -> Option<ObjRef> {
 
 /// Counts the solutions over `board` (which the caller keeps in a local).
 pub fn search_conservative(m: &mut Mutator<ConsVm>, board: Option<ObjRef>, n: u32) -> u64 {
-    Conservative { m }.search(n, None, board, 0)
+    let gen = Gen::of_mutator(m);
+    Conservative { m, gen }.search(n, None, board, 0)
 }
 
 /// Counts the solutions for `n` queens with conservative stack roots.
