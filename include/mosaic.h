@@ -97,11 +97,15 @@
  * roots, from the old objects a write barrier logged, and from every old
  * object allocated without MOSAIC_BARRIERED (rescanned each time), and
  * sweeps only pages allocated into since. The barrier contract: for an
- * object allocated MOSAIC_BARRIERED, every store of a reference into it,
- * initialising stores included (an object allocated just before a pause
- * is old after it), is paired with mosaic_write_barrier(m, obj) (or
+ * object allocated MOSAIC_BARRIERED, every store of a reference into it
+ * is paired with mosaic_write_barrier(m, obj) (or
  * mosaic_write_barrier_inline), before or after the store, with no
- * allocation, safepoint or blocking region in between; a bulk copy of
+ * allocation, safepoint or blocking region in between. The exemption:
+ * stores into an object made before m's next allocation, safepoint or
+ * blocking region after allocating it need none (no collection can have
+ * made it old) - initialising stores right after mosaic_alloc; one made
+ * after another allocation needs the barrier, since a collection inside
+ * that allocation may have made the object old. A bulk copy of
  * references into it (memcpy of an array) needs one barrier, or use
  * mosaic_copy_refs. Objects without the flag need no barrier, so types
  * can adopt barriers one at a time. Logging is per object: a set bit

@@ -160,9 +160,11 @@ unsafe impl<L: Layout> Embedder for Vm<L> {
 
 /// Generational mode as a workload sees it (`MOSAIC_GENERATIONAL`): its
 /// objects promise the write barrier (`AllocFlags::BARRIERED`) and every
-/// store of a reference into one calls it, initialising stores included.
-/// Off, neither the flag nor the call is made, so the non-generational
-/// runs pay nothing for it.
+/// store of a reference into one calls it — except the stores into an
+/// object allocated since the mutator's last allocation or safepoint
+/// (no collection can have made it old: the barrier contract's
+/// exemption). Off, neither the flag nor the call is made, so the
+/// non-generational runs pay nothing for it.
 #[derive(Clone, Copy, Debug)]
 pub struct Gen {
     pub on: bool,

@@ -29,8 +29,9 @@ impl AllocFlags {
     /// (the Boehm collector's "extra byte"). Ignored with `NO_POINTERS`.
     pub const CONSERVATIVE: AllocFlags = AllocFlags(16);
     /// The embedder promises a write barrier ([`crate::Mutator::write_barrier`])
-    /// for every store of a reference into this object, initialising
-    /// stores included. In generational mode (`Config::generational`) an
+    /// for every store of a reference into this object, except stores made
+    /// before the mutator's next allocation or safepoint after allocating
+    /// it (the object is young then). In generational mode (`Config::generational`) an
     /// old object with this flag is traced by a minor collection only if
     /// a barrier logged it; an object without it is rescanned by every
     /// minor collection (so an embedder can adopt barriers type by type).

@@ -158,7 +158,7 @@ impl Ctx<'_> {
         if depth > 0 {
             set(n, 0, Some(self.s.get(base)));
             set(n, 1, Some(self.s.get(base + 1)));
-            self.gen.barrier(self.m, n);
+            // `n` was allocated just before: young, no barrier.
         }
         self.s.truncate(base);
         self.s.push(n);

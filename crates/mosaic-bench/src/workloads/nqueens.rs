@@ -103,9 +103,8 @@ impl Cells for Ctx<'_> {
         }
         let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
         self.s.truncate(base);
-        init_cell(c, x, y, tail);
-        self.gen.barrier(self.m, c);
-        c
+        // Initialised before any other allocation: young, no barrier.
+        init_cell(c, x, y, tail)
     }
 }
 
@@ -191,9 +190,8 @@ impl Cells for Conservative<'_> {
     #[inline]
     fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
         let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
-        init_cell(c, x, y, tail);
-        self.gen.barrier(self.m, c);
-        c
+        // Initialised before any other allocation: young, no barrier.
+        init_cell(c, x, y, tail)
     }
 }
 

@@ -2,13 +2,17 @@
 //! object-granularity logging with the unlogged bit of `space/log_bits.rs`.
 //!
 //! The contract: for every store of a reference into an object allocated
-//! `AllocFlags::BARRIERED` — initialising stores included, since an object
-//! allocated just before a pause is old after it — call
-//! [`Mutator::write_barrier`] on the object, before or after the store,
-//! with no safepoint, allocation or blocking region between the two. Objects
-//! allocated without the flag need no barrier (every minor collection
-//! rescans them). Outside generational mode the barrier is one load that
-//! always finds a clear bit.
+//! `AllocFlags::BARRIERED`, call [`Mutator::write_barrier`] on the object,
+//! before or after the store, with no safepoint, allocation or blocking
+//! region between the two. One exemption, which is how initialising
+//! stores usually go free: an object this mutator allocated with no
+//! allocation, safepoint, collection or blocking region of it since is
+//! young (no pause can have happened), so stores into it need no barrier.
+//! An initialising store made after another allocation is not exempt: a
+//! pause inside that allocation may have made the object old before it
+//! was initialised. Objects allocated without the flag need no barrier
+//! (every minor collection rescans them). Outside generational mode the
+//! barrier is one load that always finds a clear bit.
 //!
 //! The fast path reads one bit: clear (young, unbarriered, or already
 //! logged) returns. Set (old and not yet logged since the last
@@ -29,8 +33,9 @@ pub(crate) static LOGGED: AtomicU64 = AtomicU64::new(0);
 impl<E: Embedder> Mutator<E> {
     /// The write barrier: call it for every store of a reference into
     /// `obj` (an object allocated [`crate::AllocFlags::BARRIERED`]), right
-    /// before or after the store. See the module contract above: no
-    /// safepoint or allocation between the store and the barrier.
+    /// before or after the store, with no safepoint or allocation between
+    /// the two. Stores into an object allocated since this mutator's last
+    /// allocation, safepoint or blocking region need none (it is young).
     ///
     /// # Panics
     /// In verify mode (and in debug builds), if `obj` is not the start of
