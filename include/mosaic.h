@@ -420,6 +420,7 @@ typedef uint32_t mosaic_compact_order;
  * | `compact` | `MOSAIC_COMPACT` | `MOSAIC_COMPACT_NEVER` | when collections compact (move objects out of sparse pages): `MOSAIC_COMPACT_NEVER` (`never`: only `mosaic_compact`), `MOSAIC_COMPACT_AUTO` (`auto`: the pools whose free slots in partly used pages reach their live slots) or `MOSAIC_COMPACT_ALWAYS` (`always`: every pool at every collection). See MOVING at the top of this header |
  * | `compact_toward` | `MOSAIC_COMPACT_TOWARD` | `MOSAIC_COMPACT_PINNED_FIRST` | which pages a compaction fills: `MOSAIC_COMPACT_PINNED_FIRST` (`pinned`: the pages with the most pinned objects first) or `MOSAIC_COMPACT_ADDRESS` (`address`: the lowest addresses first, for comparison) |
  * | `generational` | `MOSAIC_GENERATIONAL` | false | generational collection with sticky mark bits: most collections are minor (they mark from the roots, the objects `mosaic_write_barrier` logged and every old object allocated without `MOSAIC_BARRIERED`, and sweep only pages allocated into since the last collection); full ones when the heap target nears or a minor collection pays too little. See GENERATIONS at the top of this header |
+ * | `dirty_pages` | `MOSAIC_DIRTY_PAGES` | false | with `generational`: a minor collection rescans only the unbarriered old objects on OS pages written since the last collection (Linux's soft-dirty bits; without them, a warning and everything is rescanned) |
  * | `verify_compaction` | `MOSAIC_VERIFY_COMPACTION` | false | every collection moves every movable object to fresh pages, then checks that no reference the collector knows still holds an old address (the library aborts with a diagnostic naming the stale slot): finds references `trace` or `roots` fails to report |
  *
  * Booleans read `1`/`0`, `true`/`false`, `yes`/`no` or `on`/`off`. A bad
@@ -513,6 +514,12 @@ typedef struct mosaic_config {
    * others are rescanned by every minor collection.
    */
   bool generational;
+  /**
+   * With `generational`: a minor collection rescans only the
+   * unbarriered old objects on OS pages written since the last
+   * collection (Linux's soft-dirty bits).
+   */
+  bool dirty_pages;
 } mosaic_config;
 
 /**

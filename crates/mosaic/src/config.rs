@@ -18,6 +18,7 @@
 //! | `sweep_step_pages` | 4 | `MOSAIC_SWEEP_STEP` | pages an allocation may sweep looking for space before taking a fresh page (while the pool is under budget) |
 //! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one |
 //! | `generational` | false | `MOSAIC_GENERATIONAL` | sticky-mark-bit generations: most collections are minor (mark from the roots, the remembered set and the objects allocated without `AllocFlags::BARRIERED`; sweep only pages allocated into since the last collection), full ones when the heap policy's target nears or a minor pays too little (`collect/generations.rs`). Safe without barriers: unbarriered objects are rescanned by every minor collection |
+//! | `dirty_pages` | false | `MOSAIC_DIRTY_PAGES` | generational mode for programs without barriers: a minor collection rescans only the unbarriered old objects on OS pages written since the last collection, read from Linux's soft-dirty bits (`/proc/self/pagemap`, cleared through `/proc/self/clear_refs` at the end of every collection); without kernel support, a warning and every such object is rescanned. Needs `generational` |
 //! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
 //! | `gc_threads` | 0 | `MOSAIC_GC_THREADS` | GC workers, the collecting thread included (0: the machine's available parallelism; 1: the collecting thread alone) |
 //! | `parallel_min_live` | 4 MiB | `MOSAIC_PARALLEL_MIN_LIVE` | a collection runs on every GC worker only if the previous one found at least this many bytes live (or the heap has committed 8 times as much); smaller ones run on the collecting thread alone, since waking the workers costs more than they save (about 100 µs a pause on 2 cores). 0: always every worker |
@@ -145,6 +146,7 @@ pub struct Config {
     pub sweep_step_pages: usize,
     pub verify: bool,
     pub generational: bool,
+    pub dirty_pages: bool,
     pub stress: u64,
     pub gc_threads: usize,
     pub parallel_min_live: usize,
@@ -204,6 +206,7 @@ impl Default for Config {
             sweep_step_pages: 4,
             verify: false,
             generational: false,
+            dirty_pages: false,
             stress: 0,
             gc_threads: 0,
             parallel_min_live: 4 << 20,
@@ -325,6 +328,7 @@ impl Config {
             parse_bool,
             "0 or 1"
         );
+        take!("MOSAIC_DIRTY_PAGES", self.dirty_pages, parse_bool, "0 or 1");
         take!(
             "MOSAIC_STRESS",
             self.stress,
@@ -530,6 +534,7 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_SWEEP_STEP",
     "MOSAIC_VERIFY",
     "MOSAIC_GENERATIONAL",
+    "MOSAIC_DIRTY_PAGES",
     "MOSAIC_STRESS",
     "MOSAIC_GC_THREADS",
     "MOSAIC_PARALLEL_MIN_LIVE",

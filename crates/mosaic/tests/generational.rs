@@ -23,8 +23,12 @@ fn gen_config() -> Config {
 
 /// A pair allocated with the barrier promise.
 fn barriered_pair(m: &mut TestMutator, id: u64) -> ObjRef {
+    try_barriered_pair(m, id).unwrap()
+}
+
+fn try_barriered_pair(m: &mut TestMutator, id: u64) -> Result<ObjRef, mosaic::Error> {
     let size = HEADER + 16;
-    let p = m.alloc_with(size, AllocFlags::BARRIERED).unwrap();
+    let p = m.alloc_with(size, AllocFlags::BARRIERED)?;
     // SAFETY: a fresh zeroed object of `size` bytes.
     unsafe {
         let w = p.as_ptr() as *mut u32;
@@ -32,7 +36,7 @@ fn barriered_pair(m: &mut TestMutator, id: u64) -> ObjRef {
         w.add(1).write(2);
         (p.as_ptr().add(8) as *mut u64).write(id);
     }
-    p
+    Ok(p)
 }
 
 fn plain_pair(m: &mut TestMutator, id: u64) -> ObjRef {
@@ -294,4 +298,60 @@ fn a_minor_collection_that_frees_little_makes_the_next_one_full() {
         s.minor_collections,
         s.full_collections
     );
+}
+
+#[test]
+fn at_the_heap_limit_old_garbage_is_found_before_out_of_memory() {
+    let heap = heap(Config {
+        max_heap: 4 << 20,
+        heap_policy: mosaic::HeapPolicy::Fixed,
+        ..gen_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    // 3 MiB of old objects, then garbage.
+    let keep = m.empty_root();
+    for i in 0..(3 << 20) / 32 {
+        let p = barriered_pair(&mut m, i);
+        set_field(p, 0, keep.get());
+        keep.set(Some(p));
+    }
+    m.collect();
+    keep.set(None);
+    // Only a full collection can free them: the allocations below need it.
+    for i in 0..(3 << 20) / 32 {
+        let p = barriered_pair(&mut m, i);
+        set_field(p, 0, keep.get());
+        m.write_barrier(p);
+        keep.set(Some(p));
+    }
+    let s = heap.stats();
+    assert!(s.full_collections >= 2, "{} full", s.full_collections);
+    // A heap full of live objects still says so.
+    let r = (0..(2 << 20) / 32).try_for_each(|i| {
+        let p = try_barriered_pair(&mut m, i)?;
+        set_field(p, 0, keep.get());
+        keep.set(Some(p));
+        Ok::<(), mosaic::Error>(())
+    });
+    assert!(matches!(r, Err(mosaic::Error::OutOfMemory { .. })), "{r:?}");
+}
+
+#[test]
+fn a_large_object_that_only_old_garbage_keeps_out_gets_a_full_collection() {
+    let heap = heap(Config {
+        max_heap: 4 << 20,
+        heap_policy: mosaic::HeapPolicy::Fixed,
+        ..gen_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let big = m
+        .alloc_with(3 << 20, AllocFlags::BARRIERED | AllocFlags::NO_POINTERS)
+        .unwrap();
+    let r = m.root(big).unwrap();
+    m.collect();
+    drop(r);
+    // Old garbage: no minor collection frees it; the heap is not full.
+    let again = m.alloc_with(3 << 20, AllocFlags::NO_POINTERS);
+    assert!(again.is_ok(), "{again:?}");
+    assert!(heap.stats().full_collections >= 2);
 }

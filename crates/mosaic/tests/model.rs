@@ -698,9 +698,11 @@ fn run(config: Config, ops: &[Op]) {
 
 fn run_with(config: Config, ops: &[Op], late_panics: bool) {
     run_once(config.clone(), ops, late_panics);
+    // Half the cases find the objects to rescan from soft-dirty bits.
     run_once(
         Config {
             generational: true,
+            dirty_pages: ops.len() % 2 == 0,
             ..config
         },
         ops,

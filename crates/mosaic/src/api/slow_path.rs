@@ -177,9 +177,16 @@ impl<E: Embedder> Mutator<E> {
             return Full::Retry;
         }
         let now = core.counters.collections.load(Relaxed);
-        let another = e.after != Some(now) || heap.world.requested();
+        // After a minor collection old garbage may remain: this
+        // allocation's own minor collection left no room, so the next one
+        // is full.
+        let after_own_minor = e.after == Some(now) && core.generations.last_was_minor();
+        let another = e.after != Some(now) || heap.world.requested() || after_own_minor;
         if !another || e.collections >= MAX_FULL_COLLECTIONS || e.waited >= MAX_WAITED_COLLECTIONS {
             return Full::OutOfMemory;
+        }
+        if after_own_minor {
+            core.generations.force_full();
         }
         let mut panic = PanicSlot::default();
         let took = self.collect_then(GcReason::HeapLimit, None, |m| {

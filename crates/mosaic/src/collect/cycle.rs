@@ -172,6 +172,12 @@ fn pause<E: Embedder>(
             new_bytes: decision.target_bytes as usize,
         });
     }
+    if let Some(d) = &core.dirty {
+        // The next minor collection rescans what is written from now on.
+        // (Should the clearing fail, the bits stay set: more is rescanned,
+        // nothing is missed.)
+        let _ = d.clear();
+    }
     let pause = start.elapsed();
     core.counters.record_pause(pause);
     if minor {

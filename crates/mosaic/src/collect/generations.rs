@@ -35,7 +35,7 @@
 //!
 //! | next collection is full when | why |
 //! |---|---|
-//! | the embedder asked (`Mutator::collect`), the heap is at its maximum, a compaction is asked for, or the last one was abandoned | the old generation's garbage must go, or the marks are gone |
+//! | the embedder asked (`Mutator::collect`), a compaction is asked for, or the last one was abandoned | the old generation's garbage must go, or the marks are gone |
 //! | the old generation has used half the headroom the policy gave after the last full collection | the target counts old bytes: young room shrinks, minor collections come faster |
 //! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead | young objects survive: generations do not pay |
 //! | the last minor collection traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked | it did most of a full collection's work anyway |
@@ -84,13 +84,17 @@ pub struct Generations {
     minor: AtomicBool,
     /// The next collection must be full.
     next_full: AtomicBool,
+    /// The last collection was minor (old garbage may remain).
+    last_minor: AtomicBool,
     buffers: Mutex<Vec<Arc<LogBuffer>>>,
     /// Logs of mutators that were dropped since the last collection.
     orphans: Mutex<Vec<usize>>,
     /// The remembered set this pause traces (taken when it starts).
     remembered: Mutex<Vec<usize>>,
-    /// Pages whose unbarriered old objects this pause rescans.
-    rescan_pages: Mutex<Vec<u32>>,
+    /// Pages whose unbarriered old objects this pause rescans, each with
+    /// the mask of its OS pages written since the last collection (all
+    /// ones without dirty-page tracking).
+    rescan_pages: Mutex<Vec<(u32, u16)>>,
     /// Old objects traced by this pause's rescan and remembered-set tasks.
     traced_old: AtomicUsize,
     /// Bytes believed live: marked by the last full collection, plus what
@@ -155,6 +159,18 @@ impl Generations {
         self.minor.load(Relaxed)
     }
 
+    /// Whether the last collection was minor: the heap is not known to be
+    /// full of live objects until a full one ran.
+    pub fn last_was_minor(&self) -> bool {
+        self.last_minor.load(Relaxed)
+    }
+
+    /// The next collection must be full (an allocation found no room
+    /// after a minor one).
+    pub fn force_full(&self) {
+        self.next_full.store(true, Relaxed);
+    }
+
     /// The collection that failed cleared every mark: nothing is old.
     pub fn abandoned(&self) {
         self.next_full.store(true, Relaxed);
@@ -171,11 +187,16 @@ impl Generations {
             && !compaction
             && number > 1
             && match reason {
-                GcReason::Allocation | GcReason::Young => true,
+                // At the heap's maximum a minor collection goes first: if
+                // it frees nothing, its yield makes the next one full, and
+                // an allocation is refused only after a full one
+                // (`last_was_minor`).
+                GcReason::Allocation | GcReason::Young | GcReason::HeapLimit => true,
                 GcReason::Stress => number % STRESS_FULL_EVERY != 0,
-                GcReason::Explicit | GcReason::HeapLimit => false,
+                GcReason::Explicit => false,
             };
         self.minor.store(minor, Relaxed);
+        self.last_minor.store(minor, Relaxed);
         self.traced_old.store(0, Relaxed);
         let mut set = self.remembered.lock();
         set.clear();
@@ -197,7 +218,7 @@ impl Generations {
     }
 
     /// The pages a minor collection's rescan tasks go through.
-    pub fn set_rescan_pages(&self, pages: Vec<u32>) {
+    pub fn set_rescan_pages(&self, pages: Vec<(u32, u16)>) {
         *self.rescan_pages.lock() = pages;
     }
 
@@ -217,7 +238,7 @@ impl Generations {
     }
 
     /// Part `part` (of [`RESCAN_TASKS`]) of the pages to rescan.
-    pub fn rescan_part(&self, part: usize) -> Vec<u32> {
+    pub fn rescan_part(&self, part: usize) -> Vec<(u32, u16)> {
         let pages = self.rescan_pages.lock();
         let n = pages.len().div_ceil(RESCAN_TASKS);
         pages.iter().skip(part * n).take(n).copied().collect()

@@ -60,6 +60,9 @@ pub struct HeapCore<E: Embedder> {
     pub pins: Pins,
     /// Generational mode's state: remembered set, minor or full.
     pub generations: Generations,
+    /// `Config::dirty_pages` in generational mode, when the kernel keeps
+    /// soft-dirty bits.
+    pub dirty: Option<crate::os::SoftDirty>,
     /// An explicit compaction asked for the next collection: 0 none,
     /// 1 pinned first, 2 address order.
     compact_request: std::sync::atomic::AtomicU8,
@@ -101,6 +104,19 @@ impl<E: Embedder> HeapCore<E> {
         let timeline = config.trace.as_deref().map(Timeline::new);
         let ephemerons = Ephemerons::new(config.ephemeron_header);
         let generational = config.generational;
+        let dirty = if generational && config.dirty_pages {
+            match crate::os::SoftDirty::open() {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    eprintln!(
+                        "mosaic: MOSAIC_DIRTY_PAGES: {e}; minor collections rescan every unbarriered old object"
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
         let core = HeapCore {
             sizer,
             workers,
@@ -123,6 +139,7 @@ impl<E: Embedder> HeapCore<E> {
             page_ratio: AtomicUsize::new(1024),
             pins: Pins::default(),
             generations: Generations::new(generational),
+            dirty,
             compact_request: std::sync::atomic::AtomicU8::new(0),
         };
         Ok(core)

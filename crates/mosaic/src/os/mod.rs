@@ -3,7 +3,8 @@
 //! Every `mmap`, `munmap` and `madvise` in Mosaic lives in this module. The
 //! layers above see only [`Reservation`] (one contiguous, aligned range of
 //! virtual memory that is committed lazily by first touch and decommitted with
-//! `madvise(MADV_DONTNEED)`), [`rss_bytes`] and [`process_cpu_time`].
+//! `madvise(MADV_DONTNEED)`), [`rss_bytes`], [`process_cpu_time`] and
+//! [`SoftDirty`] (the pages written since a point in time).
 //!
 //! Invariant: memory inside a reservation is readable and writable for the
 //! whole life of the reservation; decommitting never changes protection, it
@@ -12,10 +13,12 @@
 //! into one VMA per page and hit the kernel's map-count limit on big heaps.)
 
 mod cpu;
+mod dirty;
 mod rss;
 pub mod stack;
 mod vm;
 
 pub use cpu::process_cpu_time;
+pub use dirty::{SoftDirty, OS_PAGE};
 pub use rss::rss_bytes;
 pub use vm::Reservation;
