@@ -152,6 +152,9 @@ add_test bdwgc-disclaim_test "run_bdwgc disclaim_test" exact ignore "$B/disclaim
 add_test bdwgc-disclaim_weakmap_test "run_bdwgc disclaim_weakmap_test" digits ignore "$B/disclaim_weakmap_test"
 add_test bdwgc-disclaim_bench "run_bdwgc disclaim_bench" none ignore "$B/disclaim_bench"
 add_test bdwgc-test_cpp "run_bdwgc test_cpp" exact ignore "$B/test_cpp"
+# Incremental mode (GC_ENABLE_INCREMENTAL): bdwgc's own, and Mosaic's
+# generations with soft-dirty tracking on the drop-in.
+add_test bdwgc-gctest-incremental "GC_ENABLE_INCREMENTAL=1 run_bdwgc gctest" gctest ignore "$B/gctest"
 
 
 # w3m: each page at 80 and at 200 columns.
@@ -185,6 +188,7 @@ ice-9/getopt-long srfi/srfi-19 ice-9/optargs srfi/srfi-43 ice-9/rdelim web/uri s
 add_test guile-compile-boot-9 "run_guile_compile ice-9/boot-9" exact ignore $LIBGUILE
 add_test guile-compile-modules "run_guile_compile $GUILE_MODULES" exact ignore $LIBGUILE
 add_test guile-workload "guile --no-auto-compile -s $TESTS_DIR/guile/workload.scm" exact ignore $LIBGUILE
+add_test guile-workload-incremental "GC_ENABLE_INCREMENTAL=1 guile --no-auto-compile -s $TESTS_DIR/guile/workload.scm" exact ignore $LIBGUILE
 add_test guile-threads "guile --no-auto-compile -s $TESTS_DIR/guile/threads.scm" exact ignore $LIBGUILE
 LIBECL=/usr/lib/x86_64-linux-gnu/libecl.so.21
 add_test ecl-workload "ecl --norc --load $TESTS_DIR/ecl/workload.lisp" exact ignore $LIBECL

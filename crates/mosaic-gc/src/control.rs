@@ -566,14 +566,27 @@ remembered! {
     GC_set_disable_automatic_collection, GC_get_disable_automatic_collection, c_int, 7;
 }
 
-// ---- accepted, meaningless here ----
+// ---- incremental mode: Mosaic's generations ----
 
+/// Generational mode with dirty-page tracking (`MOSAIC_GENERATIONAL`,
+/// `MOSAIC_DIRTY_PAGES`) for a heap created after this call; a heap that
+/// exists already keeps its mode, as bdwgc ignores the call once
+/// collections have begun in some configurations.
 #[no_mangle]
-pub extern "C" fn GC_enable_incremental() {}
+pub extern "C" fn GC_enable_incremental() {
+    if heap_if_created().is_none() {
+        crate::heap::INCREMENTAL.store(true, Relaxed);
+    }
+}
 #[no_mangle]
 pub extern "C" fn GC_is_incremental_mode() -> c_int {
-    0
+    c_int::from(match heap_if_created() {
+        Some(h) => h.config().generational,
+        None => crate::heap::INCREMENTAL.load(Relaxed),
+    })
 }
+// ---- accepted, meaningless here ----
+
 #[no_mangle]
 pub extern "C" fn GC_incremental_protection_needs() -> c_int {
     0

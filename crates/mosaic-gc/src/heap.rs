@@ -60,6 +60,9 @@ pub static DISABLED: AtomicI64 = AtomicI64::new(0);
 /// `GC_PRINT_STATS` was set.
 static PRINT_STATS: AtomicBool = AtomicBool::new(false);
 
+/// `GC_enable_incremental` was called before the heap was created.
+pub static INCREMENTAL: AtomicBool = AtomicBool::new(false);
+
 /// The heap, created on first use; the thread that creates it is
 /// registered then, as bdwgc's initialisation registers its caller.
 pub fn heap() -> &'static GcHeap {
@@ -131,6 +134,16 @@ pub fn config() -> Config {
             c.gc_threads = n.clamp(1, 64);
             break;
         }
+    }
+    // bdwgc's incremental (generational) mode, from GC_enable_incremental
+    // before the heap exists or GC_ENABLE_INCREMENTAL: Mosaic's sticky-mark
+    // generations, the old objects to rescan found from soft-dirty bits
+    // (the program has no write barriers).
+    let env_incremental = std::env::var("GC_ENABLE_INCREMENTAL")
+        .is_ok_and(|v| !matches!(v.trim(), "" | "0"));
+    if env_incremental || INCREMENTAL.load(Relaxed) {
+        c.generational = true;
+        c.dirty_pages = true;
     }
     if let Some(d) = std::env::var("GC_FREE_SPACE_DIVISOR")
         .ok()
