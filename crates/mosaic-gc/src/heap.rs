@@ -139,8 +139,8 @@ pub fn config() -> Config {
     // before the heap exists or GC_ENABLE_INCREMENTAL: Mosaic's sticky-mark
     // generations, the old objects to rescan found from soft-dirty bits
     // (the program has no write barriers).
-    let env_incremental = std::env::var("GC_ENABLE_INCREMENTAL")
-        .is_ok_and(|v| !matches!(v.trim(), "" | "0"));
+    let env_incremental =
+        std::env::var("GC_ENABLE_INCREMENTAL").is_ok_and(|v| !matches!(v.trim(), "" | "0"));
     if env_incremental || INCREMENTAL.load(Relaxed) {
         c.generational = true;
         c.dirty_pages = true;
