@@ -37,10 +37,9 @@
 //! |---|---|
 //! | the embedder asked (`Mutator::collect`), a compaction is asked for, or the last one was abandoned | the old generation's garbage must go, or the marks are gone |
 //! | the old generation has used half the headroom the policy gave after the last full collection | the target counts old bytes: young room shrinks, minor collections come faster |
-//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead | young objects survive: generations do not pay |
-//! | the last minor collection traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked | it did most of a full collection's work anyway |
+//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead, or traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked | generations do not pay: the next collection is full, and the next 2, 4, … [`MAX_BACKOFF`] after each further minor collection that does not pay either, until one does |
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -54,6 +53,11 @@ pub const MIN_YIELD: f64 = 0.5;
 /// A minor collection that traced more than this fraction of the objects
 /// the last full collection marked makes the next one full.
 pub const MAX_MINOR_WORK: f64 = 0.5;
+
+/// A minor collection that did not pay makes the next collections full:
+/// one, then twice as many each time it happens again (up to this many),
+/// and none once a minor collection pays again.
+pub const MAX_BACKOFF: u32 = 32;
 
 /// Stress mode: every this many collections is full.
 const STRESS_FULL_EVERY: u64 = 4;
@@ -86,6 +90,10 @@ pub struct Generations {
     next_full: AtomicBool,
     /// The last collection was minor (old garbage may remain).
     last_minor: AtomicBool,
+    /// Full collections still owed after minor ones that did not pay, and
+    /// how many the last such minor collection asked for.
+    owed_full: AtomicU32,
+    backoff: AtomicU32,
     buffers: Mutex<Vec<Arc<LogBuffer>>>,
     /// Logs of mutators that were dropped since the last collection.
     orphans: Mutex<Vec<usize>>,
@@ -182,8 +190,17 @@ impl Generations {
     /// full collection.
     pub fn decide(&self, reason: GcReason, compaction: bool, number: u64) -> bool {
         let forced = self.next_full.swap(false, Relaxed);
+        // Full collections owed after minor ones that did not pay (not in
+        // stress mode, which mixes both on purpose, nor when a minor one
+        // is asked for).
+        let owed = matches!(reason, GcReason::Allocation | GcReason::HeapLimit)
+            && self
+                .owed_full
+                .fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1))
+                .is_ok();
         let minor = self.enabled
             && !forced
+            && !owed
             && !compaction
             && number > 1
             && match reason {
@@ -281,9 +298,62 @@ impl Generations {
         let work = self.traced_old.load(Relaxed) as u64 + s.promoted_objects;
         let work_high =
             work as f64 > MAX_MINOR_WORK * self.full_objects.load(Relaxed).max(4096) as f64;
-        if grown * 2 >= headroom || yield_low || work_high {
-            self.next_full.store(true, Relaxed);
+        if yield_low || work_high {
+            // Generations do not pay here: back off.
+            let b = (self.backoff.load(Relaxed) * 2).clamp(1, MAX_BACKOFF);
+            self.backoff.store(b, Relaxed);
+            self.owed_full.store(b, Relaxed);
+        } else {
+            self.backoff.store(0, Relaxed);
+            if grown * 2 >= headroom {
+                self.next_full.store(true, Relaxed);
+            }
         }
         old
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kinds of `n` allocation-triggered collections ('m' minor, 'F'
+    /// full), each minor one paying or not.
+    fn kinds(g: &Generations, n: u64, paying: bool) -> String {
+        let mut out = String::new();
+        for number in 2..2 + n {
+            if g.decide(GcReason::Allocation, false, number) {
+                out.push('m');
+                let allocated = 1 << 20;
+                g.after_minor(&MinorSample {
+                    promoted: if paying { 1 << 10 } else { allocated },
+                    promoted_objects: 10,
+                    allocated,
+                    target: 1 << 30,
+                });
+            } else {
+                out.push('F');
+                g.after_full(1 << 20, 1 << 16);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn minor_collections_that_do_not_pay_back_off_and_one_that_pays_ends_it() {
+        let g = Generations::new(true);
+        g.after_full(1 << 20, 1 << 16);
+        assert_eq!(kinds(&g, 4, true), "mmmm");
+        assert_eq!(kinds(&g, 16, false), "mFmFFmFFFFmFFFFF");
+        // A minor collection that pays again: no more owed full ones.
+        let g = Generations::new(true);
+        g.after_full(1 << 20, 1 << 16);
+        assert_eq!(kinds(&g, 4, false), "mFmF");
+        assert_eq!(kinds(&g, 4, true), "Fmmm");
+        // Asked-for minor collections and stress mode do not back off.
+        assert_eq!(kinds(&g, 1, false), "m");
+        assert!(g.decide(GcReason::Young, false, 100));
+        assert!(g.decide(GcReason::Stress, false, 101));
+        assert!(!Generations::new(false).decide(GcReason::Allocation, false, 5));
     }
 }
