@@ -105,7 +105,8 @@
  * blocking region after allocating it need none (no collection can have
  * made it old) - initialising stores right after mosaic_alloc; one made
  * after another allocation needs the barrier, since a collection inside
- * that allocation may have made the object old. A bulk copy of
+ * that allocation may have made the object old. A thread stopped by a
+ * signal at any instruction calls the barrier before the store. A bulk copy of
  * references into it (memcpy of an array) needs one barrier, or use
  * mosaic_copy_refs. Objects without the flag need no barrier, so types
  * can adopt barriers one at a time. Logging is per object: a set bit

@@ -355,3 +355,34 @@ fn a_large_object_that_only_old_garbage_keeps_out_gets_a_full_collection() {
     assert!(again.is_ok(), "{again:?}");
     assert!(heap.stats().full_collections >= 2);
 }
+
+#[test]
+fn a_conservative_object_ignores_the_barrier_promise_and_is_rescanned() {
+    let heap = heap(Config {
+        verify: true,
+        ..gen_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let c = m
+        .alloc_with(64, AllocFlags::CONSERVATIVE | AllocFlags::BARRIERED)
+        .unwrap();
+    let _r = m.root(c).unwrap();
+    m.collect();
+    for round in 0..3u64 {
+        let young = barriered_pair(&mut m, 10 + round);
+        // No barrier: the flag is ignored for conservative objects.
+        // SAFETY: a 64-byte object; word 3 is inside it.
+        unsafe { (c.as_ptr() as *mut usize).add(3).write(young.addr()) };
+        for i in 0..1000 {
+            barriered_pair(&mut m, 1000 + i);
+        }
+        m.collect_young();
+        // SAFETY: as above.
+        let w = unsafe { (c.as_ptr() as *const usize).add(3).read() };
+        assert_eq!(
+            header(ObjRef::from_ptr(w as *mut u8).unwrap()).2,
+            10 + round
+        );
+    }
+    assert!(heap.stats().rescanned_objects >= 3);
+}

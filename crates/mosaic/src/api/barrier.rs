@@ -12,7 +12,10 @@
 //! pause inside that allocation may have made the object old before it
 //! was initialised. Objects allocated without the flag need no barrier
 //! (every minor collection rescans them). Outside generational mode the
-//! barrier is one load that always finds a clear bit.
+//! barrier is one load that always finds a clear bit. A thread that may
+//! be stopped by a signal anywhere (`SignalParker`) calls the barrier
+//! *before* the store: a pause between the two then finds the value still
+//! in its registers or stack, and marks it.
 //!
 //! The fast path reads one bit: clear (young, unbarriered, or already
 //! logged) returns. Set (old and not yet logged since the last

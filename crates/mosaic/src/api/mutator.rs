@@ -337,7 +337,11 @@ impl<E: Embedder> Mutator<E> {
     fn bump(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
         let ctx = context(class, flags);
         let p = self.local.bump(ctx)?;
-        let rest = flags.without(context_flags(ctx));
+        let mut rest = flags.without(context_flags(ctx));
+        if flags.contains(AllocFlags::CONSERVATIVE) {
+            // A conservative object is always rescanned: no barrier promise.
+            rest = rest.without(AllocFlags::BARRIERED);
+        }
         if !rest.is_empty() {
             self.heap.core.set_small_flags(p, rest);
         }

@@ -44,6 +44,9 @@ struct Exhaustion {
     /// The collection count after the last collection it ran; `None` after
     /// waiting for another thread's.
     after: Option<u64>,
+    /// Full collections it forced past its limits because the last
+    /// collection was minor (generational mode).
+    forced_full: u32,
 }
 
 /// What to do after finding the heap full.
@@ -177,16 +180,20 @@ impl<E: Embedder> Mutator<E> {
             return Full::Retry;
         }
         let now = core.counters.collections.load(Relaxed);
-        // After a minor collection old garbage may remain: this
-        // allocation's own minor collection left no room, so the next one
-        // is full.
-        let after_own_minor = e.after == Some(now) && core.generations.last_was_minor();
-        let another = e.after != Some(now) || heap.world.requested() || after_own_minor;
-        if !another || e.collections >= MAX_FULL_COLLECTIONS || e.waited >= MAX_WAITED_COLLECTIONS {
+        // After a minor collection old garbage may remain: the heap is
+        // called full only after a full collection (the next one is made
+        // full, past this allocation's limits a bounded number of times).
+        let last_minor = core.generations.last_was_minor() && e.forced_full < MAX_FULL_COLLECTIONS;
+        let another = e.after != Some(now) || heap.world.requested() || last_minor;
+        let limits = e.collections >= MAX_FULL_COLLECTIONS || e.waited >= MAX_WAITED_COLLECTIONS;
+        if !another || (limits && !last_minor) {
             return Full::OutOfMemory;
         }
-        if after_own_minor {
+        if last_minor {
             core.generations.force_full();
+            if limits {
+                e.forced_full += 1;
+            }
         }
         let mut panic = PanicSlot::default();
         let took = self.collect_then(GcReason::HeapLimit, None, |m| {

@@ -99,10 +99,10 @@ pub struct Generations {
     orphans: Mutex<Vec<usize>>,
     /// The remembered set this pause traces (taken when it starts).
     remembered: Mutex<Vec<usize>>,
-    /// Pages whose unbarriered old objects this pause rescans, each with
-    /// the mask of its OS pages written since the last collection (all
-    /// ones without dirty-page tracking).
-    rescan_pages: Mutex<Vec<(u32, u16)>>,
+    /// The pages whose unbarriered old objects this pause rescans (taken
+    /// before any marking, so objects marked during the pause are not
+    /// among them).
+    rescan_pages: Mutex<Arc<Vec<RescanPage>>>,
     /// Old objects traced by this pause's rescan and remembered-set tasks.
     traced_old: AtomicUsize,
     /// Bytes believed live: marked by the last full collection, plus what
@@ -111,6 +111,17 @@ pub struct Generations {
     full_live: AtomicU64,
     full_objects: AtomicU64,
     pub counts: GenCounts,
+}
+
+/// One page of a minor collection's rescan: its old, unbarriered,
+/// pointer-holding objects when the pause began (one bit per slot; a
+/// large object's head has one bit), and which of its 4 KiB OS pages were
+/// written since the last collection (all ones without dirty-page
+/// tracking).
+pub struct RescanPage {
+    pub page: u32,
+    pub written: u16,
+    pub old: Box<[u64]>,
 }
 
 /// Counters of the generational mode, for stats.
@@ -235,8 +246,8 @@ impl Generations {
     }
 
     /// The pages a minor collection's rescan tasks go through.
-    pub fn set_rescan_pages(&self, pages: Vec<(u32, u16)>) {
-        *self.rescan_pages.lock() = pages;
+    pub fn set_rescan_pages(&self, pages: Vec<RescanPage>) {
+        *self.rescan_pages.lock() = Arc::new(pages);
     }
 
     /// Root tasks a minor collection adds: the remembered set, then the
@@ -254,11 +265,14 @@ impl Generations {
         std::mem::take(&mut *self.remembered.lock())
     }
 
-    /// Part `part` (of [`RESCAN_TASKS`]) of the pages to rescan.
-    pub fn rescan_part(&self, part: usize) -> Vec<(u32, u16)> {
-        let pages = self.rescan_pages.lock();
+    /// The pages to rescan and the range of them that is part `part` (of
+    /// [`RESCAN_TASKS`]).
+    pub fn rescan_part(&self, part: usize) -> (Arc<Vec<RescanPage>>, std::ops::Range<usize>) {
+        let pages = self.rescan_pages.lock().clone();
         let n = pages.len().div_ceil(RESCAN_TASKS);
-        pages.iter().skip(part * n).take(n).copied().collect()
+        let from = (part * n).min(pages.len());
+        let to = (from + n).min(pages.len());
+        (pages, from..to)
     }
 
     /// Old objects a task traced (remembered or rescanned).
@@ -289,7 +303,7 @@ impl Generations {
     pub fn after_minor(&self, s: &MinorSample) -> u64 {
         self.counts.minor.fetch_add(1, Relaxed);
         self.minor.store(false, Relaxed);
-        self.rescan_pages.lock().clear();
+        *self.rescan_pages.lock() = Arc::default();
         let old = self.old_bytes.fetch_add(s.promoted, Relaxed) + s.promoted;
         let full_live = self.full_live.load(Relaxed);
         let headroom = s.target.saturating_sub(full_live);

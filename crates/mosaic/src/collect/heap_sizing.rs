@@ -234,8 +234,6 @@ impl HeapSizer {
         d
     }
 
-    /// Caps the adaptive policy's headroom at `ratio` times the live bytes
-    /// (`Config::headroom_max`; 0: no cap).
     /// After a minor collection (generational mode): the target stays as
     /// the last full collection set it, and the allowance is what the old
     /// generation (`live`, bytes believed live) leaves of it. The pause's
@@ -267,6 +265,8 @@ impl HeapSizer {
         d
     }
 
+    /// Caps the adaptive policy's headroom at `ratio` times the live bytes
+    /// (`Config::headroom_max`; 0: no cap).
     pub fn with_headroom_max(mut self, ratio: f64) -> Self {
         self.headroom_max = ratio;
         self

@@ -161,15 +161,17 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         }
         self.marked += 1;
         self.marked_bytes += size;
-        if let Some(log) = self.log {
-            if d.barriered.get(slot) {
-                log.set_unlogged(start);
-            }
-        }
         if WATCH {
             self.newly.push(start);
         }
         if !d.no_pointers.get(slot) {
+            // Generational mode: a barriered object is old from now on
+            // (a pointer-free one never needs logging).
+            if let Some(log) = self.log {
+                if d.barriered.get(slot) {
+                    log.set_unlogged(start);
+                }
+            }
             // A conservative object is queued with its low bit set (objects
             // are 16-byte aligned): draining scans its words instead of
             // calling `trace`, without looking its page up again.

@@ -4,6 +4,7 @@
 //! no barrier covers.
 
 use super::events::GcReason;
+use super::generations::RescanPage;
 use super::heap::HeapCore;
 use super::mark::trace_object;
 use crate::embedder::{Embedder, Tracer};
@@ -22,17 +23,37 @@ pub fn begin<E: Embedder>(
     let g = &core.generations;
     let minor = g.decide(reason, compaction, number);
     if minor {
+        let table = &core.table;
         let mut pages: Vec<u32> = Vec::new();
         for p in core.pools.iter() {
             pages.extend(p.pages().into_iter().map(|p| p as u32));
         }
         pages.extend(
             core.large
-                .objects(&core.table)
+                .objects(table)
                 .into_iter()
-                .filter_map(|a| core.table.page_index(a).map(|p| p as u32)),
+                .filter_map(|a| table.page_index(a).map(|p| p as u32)),
         );
-        g.set_rescan_pages(written(core, pages));
+        // Only the pages that hold an old object no barrier covers, in
+        // address order (adjacent ones share a pagemap read).
+        pages.sort_unstable();
+        let mut old = Vec::new();
+        pages.retain(|&p| match old_unbarriered(core, p as usize) {
+            Some(words) => {
+                old.push(words);
+                true
+            }
+            None => false,
+        });
+        let written = written(core, &pages);
+        g.set_rescan_pages(
+            pages
+                .into_iter()
+                .zip(written)
+                .zip(old)
+                .map(|((page, written), old)| RescanPage { page, written, old })
+                .collect(),
+        );
     } else if g.enabled {
         core.clear_marks();
     }
@@ -54,9 +75,10 @@ pub fn scan_task<E: Embedder, T: Tracer>(core: &HeapCore<E>, task: usize, t: &mu
         g.note_traced(set.len(), true);
     } else {
         let mut traced = 0;
-        for (p, written) in g.rescan_part(task - 1) {
-            if written != 0 {
-                traced += rescan_page(core, p as usize, written, t);
+        let (pages, range) = g.rescan_part(task - 1);
+        for r in &pages[range] {
+            if r.written != 0 {
+                traced += rescan_page(core, r, t);
             }
         }
         g.note_traced(traced, false);
@@ -68,12 +90,12 @@ pub fn scan_task<E: Embedder, T: Tracer>(core: &HeapCore<E>, task: usize, t: &mu
 /// object's head gets all ones if any page of its span was written, and 0
 /// if none). Without dirty-page tracking, or if the bits cannot be read,
 /// every page reads fully written.
-fn written<E: Embedder>(core: &HeapCore<E>, mut pages: Vec<u32>) -> Vec<(u32, u16)> {
+/// `pages` must be sorted.
+fn written<E: Embedder>(core: &HeapCore<E>, pages: &[u32]) -> Vec<u16> {
     const OS_PER_PAGE: usize = PAGE_SIZE / OS_PAGE;
     let Some(dirty) = &core.dirty else {
-        return pages.into_iter().map(|p| (p, u16::MAX)).collect();
+        return vec![u16::MAX; pages.len()];
     };
-    pages.sort_unstable();
     let table = &core.table;
     let span = |p: u32| match table.desc(p as usize).kind() {
         PageKind::LargeHead => table.desc(p as usize).span(),
@@ -107,23 +129,33 @@ fn written<E: Embedder>(core: &HeapCore<E>, mut pages: Vec<u32>) -> Vec<(u32, u1
                     }
                 }
             };
-            out.push((p, mask));
+            out.push(mask);
         }
         i = j;
     }
     out
 }
 
-/// Traces every old (marked), unbarriered, pointer-holding object on page
-/// `p` (a pool page or a large object's head) that overlaps an OS page of
-/// `written` (bit `k`: the page's `k`th 4 KiB). Returns how many.
-fn rescan_page<E: Embedder, T: Tracer>(
-    core: &HeapCore<E>,
-    p: usize,
-    written: u16,
-    t: &mut T,
-) -> usize {
+/// The old (marked), unbarriered, pointer-holding objects of page `p` (a
+/// pool page or a large object's head) as one bit per slot, if it has any.
+fn old_unbarriered<E: Embedder>(core: &HeapCore<E>, p: usize) -> Option<Box<[u64]>> {
+    let d = core.table.desc(p);
+    let n = match d.kind() {
+        PageKind::Small => d.slot_count(),
+        PageKind::LargeHead => 1,
+        _ => return None,
+    };
+    let words: Box<[u64]> = (0..n.div_ceil(64))
+        .map(|w| d.mark.word(w) & !d.no_pointers.word(w) & !d.barriered.word(w))
+        .collect();
+    words.iter().any(|&w| w != 0).then_some(words)
+}
+
+/// Traces the objects of `r.old` that overlap an OS page of `r.written`
+/// (bit `k`: the page's `k`th 4 KiB). Returns how many.
+fn rescan_page<E: Embedder, T: Tracer>(core: &HeapCore<E>, r: &RescanPage, t: &mut T) -> usize {
     let table = &core.table;
+    let p = r.page as usize;
     let d = table.desc(p);
     let base = table.page_addr(p);
     let (n, size) = match d.kind() {
@@ -132,8 +164,8 @@ fn rescan_page<E: Embedder, T: Tracer>(
         _ => return 0,
     };
     let mut traced = 0;
-    for w in 0..n.div_ceil(64) {
-        let mut old = d.mark.word(w) & !d.no_pointers.word(w) & !d.barriered.word(w);
+    for (w, &bits) in r.old.iter().enumerate() {
+        let mut old = bits;
         while old != 0 {
             let slot = w * 64 + old.trailing_zeros() as usize;
             old &= old - 1;
@@ -146,7 +178,7 @@ fn rescan_page<E: Embedder, T: Tracer>(
             } else {
                 (u16::MAX >> (15 - to / OS_PAGE)) & (u16::MAX << (from / OS_PAGE))
             };
-            if written & covers != 0 {
+            if r.written & covers != 0 {
                 trace_object(table, &core.embedder, base + slot * size, t);
                 traced += 1;
             }

@@ -27,6 +27,13 @@ impl SoftDirty {
     /// written after a clear reads dirty, one not written reads clean);
     /// an error names what is missing.
     pub fn open() -> io::Result<SoftDirty> {
+        // SAFETY: sysconf reads a constant of the system.
+        if unsafe { libc::sysconf(libc::_SC_PAGESIZE) } != OS_PAGE as libc::c_long {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "OS pages are not 4 KiB",
+            ));
+        }
         let s = SoftDirty {
             pagemap: File::open("/proc/self/pagemap")?,
             clear_refs: OpenOptions::new()

@@ -46,6 +46,8 @@ struct PoolState {
     cycle_free: usize,
     /// Slots handed out since the last collection (running, then snapshotted).
     allocated_since_gc: u64,
+    /// Slots handed out before the minor collections since the last full one.
+    minor_allocated: u64,
     cycle_allocated: u64,
     c: PoolCounters,
 }
@@ -113,6 +115,7 @@ impl SizePool {
                 cycle_live: 0,
                 cycle_free: 0,
                 allocated_since_gc: 0,
+                minor_allocated: 0,
                 cycle_allocated: 0,
                 c: PoolCounters::default(),
             }),
@@ -310,10 +313,18 @@ impl SizePool {
         st.cycle_pages = st.unswept.len();
         st.cycle_live = 0;
         st.cycle_free = 0;
-        st.cycle_allocated = std::mem::take(&mut st.allocated_since_gc);
+        // A full cycle's growth decision counts what was allocated since
+        // the last full collection, minor cycles included.
+        let allocated = std::mem::take(&mut st.allocated_since_gc);
+        if minor {
+            st.minor_allocated += allocated;
+            st.cycle_allocated = allocated;
+        } else {
+            st.cycle_allocated = allocated + std::mem::take(&mut st.minor_allocated);
+        }
         st.sweeping = !st.unswept.is_empty();
         self.unswept_len.store(st.unswept.len(), Relaxed);
-        if !st.sweeping {
+        if !st.sweeping && !minor {
             // Nothing to sweep: the cycle is complete at once.
             st.c.last_live = 0;
             st.c.last_free = 0;

@@ -221,7 +221,7 @@ impl<E: Embedder> Planner<'_, E> {
         );
         if self.core.config.generational {
             table.log().clear_range(to, 8);
-            if d2.barriered.get(s2) {
+            if d2.barriered.get(s2) && !d2.no_pointers.get(s2) {
                 table.log().set_unlogged(to);
             }
         }
