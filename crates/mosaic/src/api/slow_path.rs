@@ -180,10 +180,13 @@ impl<E: Embedder> Mutator<E> {
             return Full::Retry;
         }
         let now = core.counters.collections.load(Relaxed);
-        // After a minor collection old garbage may remain: the heap is
-        // called full only after a full collection (the next one is made
-        // full, past this allocation's limits a bounded number of times).
-        let last_minor = core.generations.last_was_minor() && e.forced_full < MAX_FULL_COLLECTIONS;
+        // After a minor collection old garbage may remain: once this
+        // allocation has seen a collection and still finds no room, the
+        // heap is called full only after a full one (the next is made full,
+        // past this allocation's limits a bounded number of times).
+        let seen = e.collections + e.waited > 0;
+        let last_minor =
+            seen && core.generations.last_was_minor() && e.forced_full < MAX_FULL_COLLECTIONS;
         let another = e.after != Some(now) || heap.world.requested() || last_minor;
         let limits = e.collections >= MAX_FULL_COLLECTIONS || e.waited >= MAX_WAITED_COLLECTIONS;
         if !another || (limits && !last_minor) {

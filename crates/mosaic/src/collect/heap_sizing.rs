@@ -221,14 +221,29 @@ impl HeapSizer {
         self.allowance.store(allowance, Relaxed);
         st.cpu_at_end = s.cpu_at_end;
         st.sweep_at_end = s.sweep_total;
+        self.decided(&mut st, live, allocated, target, allowance, g, speed)
+    }
+
+    /// Records and returns a decision.
+    #[allow(clippy::too_many_arguments)]
+    fn decided(
+        &self,
+        st: &mut State,
+        live_bytes: u64,
+        allocated_bytes: u64,
+        target_bytes: u64,
+        allowance_bytes: u64,
+        allocation_rate: f64,
+        collection_speed: f64,
+    ) -> HeapDecision {
         let d = HeapDecision {
             policy: self.policy,
-            live_bytes: live,
-            allocated_bytes: allocated,
-            target_bytes: target,
-            allowance_bytes: allowance,
-            allocation_rate: g,
-            collection_speed: speed,
+            live_bytes,
+            allocated_bytes,
+            target_bytes,
+            allowance_bytes,
+            allocation_rate,
+            collection_speed,
         };
         st.last = Some(d);
         d
@@ -252,17 +267,11 @@ impl HeapSizer {
         let allowance = target.saturating_sub(live).max(MIN_ALLOWANCE);
         self.allowance.store(allowance, Relaxed);
         let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
-        let d = HeapDecision {
-            policy: self.policy,
-            live_bytes: live,
-            allocated_bytes: allocated,
-            target_bytes: target,
-            allowance_bytes: allowance,
-            allocation_rate: rate(st.alloc_bytes, st.alloc_secs),
-            collection_speed: rate(st.gc_bytes, st.gc_secs),
-        };
-        st.last = Some(d);
-        d
+        let (g, speed) = (
+            rate(st.alloc_bytes, st.alloc_secs),
+            rate(st.gc_bytes, st.gc_secs),
+        );
+        self.decided(&mut st, live, allocated, target, allowance, g, speed)
     }
 
     /// Caps the adaptive policy's headroom at `ratio` times the live bytes
