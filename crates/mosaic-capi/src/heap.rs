@@ -490,12 +490,21 @@ pub unsafe extern "C" fn mosaic_alloc_aligned(
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
-    const F: &str = "mosaic_collect";
-    if let Some(m) = mutator_mut(F, m) {
-        match m.try_collect() {
+    collect_as("mosaic_collect", m, Mutator::try_collect);
+}
+
+/// Runs `collect` on the mutator behind `m`, recording its error for
+/// `function` (or clearing the last error).
+fn collect_as(
+    function: &str,
+    m: *mut mosaic_mutator,
+    collect: fn(&mut Mutator<CEmbedder>) -> Result<(), mosaic_core::Error>,
+) {
+    if let Some(m) = mutator_mut(function, m) {
+        match collect(m) {
             Ok(()) => clear_error(),
             Err(e) => {
-                report(F, &e);
+                report(function, &e);
             }
         }
     }
@@ -509,15 +518,7 @@ pub unsafe extern "C" fn mosaic_collect(m: *mut mosaic_mutator) {
 /// As `mosaic_alloc`.
 #[no_mangle]
 pub unsafe extern "C" fn mosaic_collect_young(m: *mut mosaic_mutator) {
-    const F: &str = "mosaic_collect_young";
-    if let Some(m) = mutator_mut(F, m) {
-        match m.try_collect_young() {
-            Ok(()) => clear_error(),
-            Err(e) => {
-                report(F, &e);
-            }
-        }
-    }
+    collect_as("mosaic_collect_young", m, Mutator::try_collect_young);
 }
 
 /// The write barrier (see GENERATIONS at the top of this header): call

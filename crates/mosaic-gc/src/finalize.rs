@@ -201,7 +201,8 @@ macro_rules! register_calls {
             ofn: *mut FinalizerProc,
             ocd: *mut *mut c_void,
         ) {
-            register_out(obj, f, cd, ofn, ocd, $order);
+            // SAFETY: the same contract as the plain form's.
+            unsafe { $name(obj, f, cd, ofn, ocd) }
         }
     )*};
 }

@@ -63,6 +63,12 @@ impl AllocFlags {
         self.0 & other.0 == other.0
     }
 
+    /// These flags and those of `other` (`|` in a `const`).
+    #[inline(always)]
+    pub const fn with(self, other: AllocFlags) -> AllocFlags {
+        AllocFlags(self.0 | other.0)
+    }
+
     /// These flags without those of `other`.
     #[inline(always)]
     pub const fn without(self, other: AllocFlags) -> AllocFlags {

@@ -301,7 +301,7 @@ fn a_minor_collection_that_frees_little_makes_the_next_one_full() {
 }
 
 #[test]
-fn at_the_heap_limit_old_garbage_is_found_before_out_of_memory() {
+fn old_garbage_is_collected_before_the_heap_is_called_full() {
     let heap = heap(Config {
         max_heap: 4 << 20,
         heap_policy: mosaic::HeapPolicy::Fixed,

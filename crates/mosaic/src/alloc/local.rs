@@ -53,12 +53,14 @@ pub const fn context(class: usize, flags: AllocFlags) -> usize {
     }
 }
 
-/// The flags a context's runs already give their slots.
+/// The flags a context's runs already give their slots (or, for
+/// `BARRIERED` in the conservative context, ignore: a conservative object
+/// is rescanned by every minor collection, whatever it promised).
 #[inline(always)]
 pub const fn context_flags(ctx: usize) -> AllocFlags {
     match ctx / MAX_CLASSES {
         1 => AllocFlags::UNINIT,
-        2 => AllocFlags::CONSERVATIVE,
+        2 => AllocFlags::CONSERVATIVE.with(AllocFlags::BARRIERED),
         3 => AllocFlags::BARRIERED,
         _ => AllocFlags::NONE,
     }

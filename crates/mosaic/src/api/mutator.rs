@@ -337,11 +337,7 @@ impl<E: Embedder> Mutator<E> {
     fn bump(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
         let ctx = context(class, flags);
         let p = self.local.bump(ctx)?;
-        let mut rest = flags.without(context_flags(ctx));
-        if flags.contains(AllocFlags::CONSERVATIVE) {
-            // A conservative object is always rescanned: no barrier promise.
-            rest = rest.without(AllocFlags::BARRIERED);
-        }
+        let rest = flags.without(context_flags(ctx));
         if !rest.is_empty() {
             self.heap.core.set_small_flags(p, rest);
         }
@@ -420,8 +416,13 @@ impl<E: Embedder> Mutator<E> {
     /// [`Mutator::collect`], refused with [`Error::Misuse`] inside a
     /// blocking region or a collector callback.
     pub fn try_collect(&mut self) -> Result<(), Error> {
+        self.try_collect_as(GcReason::Explicit)
+    }
+
+    /// A collection the embedder asked for, refused where it cannot run.
+    fn try_collect_as(&mut self, reason: GcReason) -> Result<(), Error> {
         self.check_usable("collect")?;
-        self.collect_for(GcReason::Explicit, None);
+        self.collect_for(reason, None);
         Ok(())
     }
 
@@ -440,9 +441,7 @@ impl<E: Embedder> Mutator<E> {
 
     /// [`Mutator::collect_young`], refused as [`Mutator::try_collect`] is.
     pub fn try_collect_young(&mut self) -> Result<(), Error> {
-        self.check_usable("collect")?;
-        self.collect_for(GcReason::Young, None);
-        Ok(())
+        self.try_collect_as(GcReason::Young)
     }
 
     /// Refuses work this mutator cannot do now.

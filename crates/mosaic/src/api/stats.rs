@@ -63,9 +63,12 @@ pub struct Stats {
     /// collection speed it measured. `None` before the first collection.
     pub last_heap_decision: Option<HeapDecision>,
     /// Objects marked by the last collection (the live objects it found,
-    /// plus those kept for their finalizers).
+    /// plus those kept for their finalizers; after a minor collection, the
+    /// young objects it kept).
     pub last_marked: u64,
-    /// Their bytes (slot sizes; a large object's whole pages).
+    /// The bytes found live by the last collection (slot sizes; a large
+    /// object's whole pages); after a minor collection, the bytes believed
+    /// live: the old generation, old garbage included, plus what it kept.
     pub last_marked_bytes: u64,
     /// Weak handles alive, weak slots registered, ephemerons not yet
     /// reclaimed.
