@@ -63,17 +63,22 @@ pub struct Strong<'h> {
 }
 
 /// Marks everything the strong roots reach (step 1 in the module docs),
-/// on every GC worker when there are several.
+/// on every GC worker when there are several. `pins`: list the objects
+/// ambiguous words point into (the collection may compact).
 pub fn strong_closure<'h, E: Embedder>(
     core: &'h HeapCore<E>,
     handles: &[Arc<RootTable>],
+    pins: bool,
 ) -> Strong<'h> {
     let start = Instant::now();
     let table = &core.table;
     let weak = core.weak.pause();
-    let mut marker = Marker::new(table).generational(core.config.generational);
+    let mut marker = Marker::new(table)
+        .generational(core.config.generational)
+        .recording_pins(pins);
     if core.workers.count() > 1 {
-        (marker.marked, marker.marked_bytes, marker.pins) = par_mark::strong_closure(core, handles);
+        (marker.marked, marker.marked_bytes, marker.pins) =
+            par_mark::strong_closure(core, handles, pins);
     } else {
         scan_marking_roots(core, handles, &mut marker);
         core.span("roots", start, None);

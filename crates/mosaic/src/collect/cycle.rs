@@ -83,13 +83,18 @@ fn pause<E: Embedder>(
 
     // Generational mode: minor or full (a full one clears every mark).
     let minor = minor::begin(core, reason, core.compaction_requested(), number);
+    // Whether this collection may compact, decided before marking: only
+    // then does marking list what ambiguous words pin. A request made
+    // after this point waits for the next collection.
+    let may_compact = !minor && core.may_compact();
 
     // 2–4. Roots, mark, weak phases, then verify mode's walk.
-    let (marked, verdict) =
-        match catch_unwind(AssertUnwindSafe(|| mark_and_verify(core, handles, minor))) {
-            Ok(r) => r,
-            Err(p) => abandon(core, panics, p),
-        };
+    let (marked, verdict) = match catch_unwind(AssertUnwindSafe(|| {
+        mark_and_verify(core, handles, minor, may_compact)
+    })) {
+        Ok(r) => r,
+        Err(p) => abandon(core, panics, p),
+    };
     core.events.emit(&mut panics, || GcEvent::MarkEnd {
         number,
         marked_objects: marked.objects as u64,
@@ -100,7 +105,7 @@ fn pause<E: Embedder>(
 
     // 5. Compact (never in a minor collection).
     core.pins.finish(&core.table);
-    let compacted = if minor {
+    let compacted = if !may_compact {
         None
     } else {
         let request = core.take_compaction_request();
@@ -217,8 +222,9 @@ fn mark_and_verify<E: Embedder>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
     minor: bool,
+    may_compact: bool,
 ) -> (Marked, Option<String>) {
-    let strong = closure::strong_closure(core, handles);
+    let strong = closure::strong_closure(core, handles, may_compact);
     let marked = closure::weak_phases(core, strong);
     let verdict = if core.config.verify {
         let t = Instant::now();

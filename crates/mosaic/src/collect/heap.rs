@@ -24,7 +24,7 @@ use super::heap_sizing::HeapSizer;
 use super::pins::Pins;
 use super::timeline::Timeline;
 use super::weak::WeakRefs;
-use crate::config::{CompactOrder, Config};
+use crate::config::{CompactOrder, CompactPolicy, Config};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::flags::AllocFlags;
@@ -300,6 +300,15 @@ impl<E: Embedder> HeapCore<E> {
             CompactOrder::Address => 2,
         };
         self.compact_request.store(v, Relaxed);
+    }
+
+    /// Whether a full collection starting now may compact: the policy
+    /// compacts on its own, verify mode moves everything, or a compaction
+    /// is asked for.
+    pub fn may_compact(&self) -> bool {
+        self.config.compact != CompactPolicy::Never
+            || self.config.verify_compaction
+            || self.compaction_requested()
     }
 
     /// Whether a compaction is asked for (the next collection is full).

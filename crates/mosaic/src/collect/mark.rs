@@ -38,8 +38,13 @@ pub struct Marker<'h, const WATCH: bool = false> {
     /// Watching marker: objects marked since the list was last taken.
     pub newly: Vec<usize>,
     /// Objects an ambiguous word pointed into (pinned for this
-    /// collection); may hold duplicates.
+    /// collection); may hold duplicates. Empty unless `record_pins`.
     pub pins: Vec<usize>,
+    /// Whether ambiguous words are listed in `pins`: only when the
+    /// collection may compact. A heap of conservative objects meets an
+    /// ambiguous word per edge, so the list would otherwise hold one entry
+    /// per edge traced.
+    record_pins: bool,
 }
 
 impl<'h> Marker<'h> {
@@ -55,6 +60,7 @@ impl<'h> Marker<'h> {
             marked_bytes: 0,
             newly: Vec::new(),
             pins: Vec::new(),
+            record_pins: true,
         }
     }
 
@@ -75,6 +81,15 @@ impl<'h> Marker<'h> {
         }
     }
 
+    /// The same marker, listing the objects ambiguous words point into
+    /// only when `on` (the collection may compact).
+    pub fn recording_pins(self, on: bool) -> Self {
+        Marker {
+            record_pins: on,
+            ..self
+        }
+    }
+
     /// The same marker, now listing what it newly marks.
     pub fn watching(self) -> Marker<'h, true> {
         Marker {
@@ -88,6 +103,7 @@ impl<'h> Marker<'h> {
             marked_bytes: self.marked_bytes,
             newly: self.newly,
             pins: self.pins,
+            record_pins: self.record_pins,
         }
     }
 }
@@ -305,7 +321,9 @@ impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
 
     fn visit_ambiguous(&mut self, word: usize) {
         if let Some(start) = self.mark(word) {
-            self.pins.push(start);
+            if self.record_pins {
+                self.pins.push(start);
+            }
         }
     }
 }

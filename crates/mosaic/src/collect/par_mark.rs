@@ -54,11 +54,12 @@ struct Share {
 
 /// Marks everything reachable from the strong roots on every GC worker.
 /// Returns the objects and bytes marked and the objects ambiguous words
-/// pinned. A panic from embedder code propagates once every worker has
+/// pinned (when `pins`). A panic from embedder code propagates once every worker has
 /// stopped.
 pub fn strong_closure<E: Embedder>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
+    pins: bool,
 ) -> (usize, usize, Vec<usize>) {
     let n = core.workers.count();
     let deques: Vec<Worker<usize>> = (0..n).map(|_| Worker::new_lifo()).collect();
@@ -72,7 +73,9 @@ pub fn strong_closure<E: Embedder>(
     };
     core.workers.run(&|i| {
         let deque = share.deques[i].lock().take().expect("one deque per worker");
-        let mut m = Marker::parallel(&core.table).generational(core.config.generational);
+        let mut m = Marker::parallel(&core.table)
+            .generational(core.config.generational)
+            .recording_pins(pins);
         let r = catch_unwind(AssertUnwindSafe(|| {
             let t = Instant::now();
             scan_root_tasks(core, handles, &share, &mut m);
