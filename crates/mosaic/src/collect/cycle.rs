@@ -89,7 +89,7 @@ fn pause<E: Embedder>(
     let may_compact = !minor && core.may_compact();
 
     // 2–4. Roots, mark, weak phases, then verify mode's walk.
-    let (marked, verdict) = match catch_unwind(AssertUnwindSafe(|| {
+    let (marked, verdict, verify_time) = match catch_unwind(AssertUnwindSafe(|| {
         mark_and_verify(core, handles, minor, may_compact)
     })) {
         Ok(r) => r,
@@ -150,12 +150,16 @@ fn pause<E: Embedder>(
             promoted_objects: marked.objects as u64,
             allocated: core.sizer.allocated(),
             target: old_target,
+            pause: start.elapsed().saturating_sub(verify_time),
         });
         core.sizer
             .after_minor(live, cpu_at_start, crate::os::process_cpu_time())
     } else {
-        core.generations
-            .after_full(marked.bytes as u64, marked.objects as u64);
+        core.generations.after_full(
+            marked.bytes as u64,
+            marked.objects as u64,
+            start.elapsed().saturating_sub(verify_time),
+        );
         core.sizer.after_collection(&CollectionSample {
             live_bytes: marked.bytes as u64,
             cpu_at_start,
@@ -223,11 +227,11 @@ fn mark_and_verify<E: Embedder>(
     handles: &[Arc<RootTable>],
     minor: bool,
     may_compact: bool,
-) -> (Marked, Option<String>) {
+) -> (Marked, Option<String>, Duration) {
     let strong = closure::strong_closure(core, handles, may_compact);
     let marked = closure::weak_phases(core, strong);
+    let t = Instant::now();
     let verdict = if core.config.verify {
-        let t = Instant::now();
         // A minor collection marked only the young: old objects count too.
         let bound = if minor { usize::MAX } else { marked.objects };
         let v = verify(&core.table, &core.embedder, bound, |v| {
@@ -238,7 +242,7 @@ fn mark_and_verify<E: Embedder>(
     } else {
         None
     };
-    (marked, verdict)
+    (marked, verdict, t.elapsed())
 }
 
 /// A panic in `trace` or `roots` while marking: the marks go, so the heap

@@ -37,10 +37,11 @@
 //! |---|---|
 //! | the embedder asked (`Mutator::collect`), a compaction is asked for, or the last one was abandoned | the old generation's garbage must go, or the marks are gone |
 //! | the old generation has used half the headroom the policy gave after the last full collection | the target counts old bytes: young room shrinks, minor collections come faster |
-//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead, or traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked | generations do not pay: the next collection is full, and the next 2, 4, … [`MAX_BACKOFF`] after each further minor collection that does not pay either, until one does |
+//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead, traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked, or paused at least [`MAX_MINOR_COST`] of the last full collection's pause | generations do not pay: the next collection is full, and the next 2, 4, … [`MAX_BACKOFF`] after each further minor collection that does not pay either, until one does |
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -53,6 +54,13 @@ pub const MIN_YIELD: f64 = 0.5;
 /// A minor collection that traced more than this fraction of the objects
 /// the last full collection marked makes the next one full.
 pub const MAX_MINOR_WORK: f64 = 0.5;
+
+/// A minor collection whose pause is at least this fraction of the last
+/// full collection's does not pay: the full one reclaims the old
+/// generation's garbage too, for about the same price (a small live set,
+/// where every collection costs little more than stopping the world, or
+/// a drop-in program that writes every page between collections).
+pub const MAX_MINOR_COST: f64 = 0.5;
 
 /// A minor collection that did not pay makes the next collections full:
 /// one, then twice as many each time it happens again (up to this many),
@@ -110,6 +118,8 @@ pub struct Generations {
     old_bytes: AtomicU64,
     full_live: AtomicU64,
     full_objects: AtomicU64,
+    /// The last full collection's pause (ns; 0: none yet).
+    full_pause_ns: AtomicU64,
     pub counts: GenCounts,
 }
 
@@ -144,6 +154,8 @@ pub struct MinorSample {
     pub allocated: u64,
     /// The heap policy's target.
     pub target: u64,
+    /// The pause so far (marking and release).
+    pub pause: Duration,
 }
 
 impl Generations {
@@ -287,11 +299,14 @@ impl Generations {
     }
 
     /// After a full collection: what it marked is the old generation.
-    pub fn after_full(&self, live_bytes: u64, objects: u64) {
+    /// `pause`: its pause so far (marking and release).
+    pub fn after_full(&self, live_bytes: u64, objects: u64, pause: Duration) {
         if !self.enabled {
             return;
         }
         self.counts.full.fetch_add(1, Relaxed);
+        self.full_pause_ns
+            .store(pause.as_nanos().min(u64::MAX as u128) as u64, Relaxed);
         self.old_bytes.store(live_bytes, Relaxed);
         self.full_live.store(live_bytes, Relaxed);
         self.full_objects.store(objects, Relaxed);
@@ -312,7 +327,10 @@ impl Generations {
         let work = self.traced_old.load(Relaxed) as u64 + s.promoted_objects;
         let work_high =
             work as f64 > MAX_MINOR_WORK * self.full_objects.load(Relaxed).max(4096) as f64;
-        if yield_low || work_high {
+        let full_pause = self.full_pause_ns.load(Relaxed);
+        let cost_high =
+            full_pause > 0 && s.pause.as_nanos() as f64 >= MAX_MINOR_COST * full_pause as f64;
+        if yield_low || work_high || cost_high {
             // Generations do not pay here: back off.
             let b = (self.backoff.load(Relaxed) * 2).clamp(1, MAX_BACKOFF);
             self.backoff.store(b, Relaxed);
@@ -344,10 +362,11 @@ mod tests {
                     promoted_objects: 10,
                     allocated,
                     target: 1 << 30,
+                    pause: Duration::from_micros(100),
                 });
             } else {
                 out.push('F');
-                g.after_full(1 << 20, 1 << 16);
+                g.after_full(1 << 20, 1 << 16, Duration::from_millis(1));
             }
         }
         out
@@ -356,12 +375,12 @@ mod tests {
     #[test]
     fn minor_collections_that_do_not_pay_back_off_and_one_that_pays_ends_it() {
         let g = Generations::new(true);
-        g.after_full(1 << 20, 1 << 16);
+        g.after_full(1 << 20, 1 << 16, Duration::from_millis(1));
         assert_eq!(kinds(&g, 4, true), "mmmm");
         assert_eq!(kinds(&g, 16, false), "mFmFFmFFFFmFFFFF");
         // A minor collection that pays again: no more owed full ones.
         let g = Generations::new(true);
-        g.after_full(1 << 20, 1 << 16);
+        g.after_full(1 << 20, 1 << 16, Duration::from_millis(1));
         assert_eq!(kinds(&g, 4, false), "mFmF");
         assert_eq!(kinds(&g, 4, true), "Fmmm");
         // Asked-for minor collections and stress mode do not back off.
@@ -369,5 +388,34 @@ mod tests {
         assert!(g.decide(GcReason::Young, false, 100));
         assert!(g.decide(GcReason::Stress, false, 101));
         assert!(!Generations::new(false).decide(GcReason::Allocation, false, 5));
+    }
+
+    #[test]
+    fn a_minor_collection_that_costs_half_a_full_one_does_not_pay() {
+        let g = Generations::new(true);
+        let minor = |g: &Generations, number, pause| {
+            assert!(g.decide(GcReason::Allocation, false, number));
+            g.after_minor(&MinorSample {
+                promoted: 1 << 10,
+                promoted_objects: 10,
+                allocated: 1 << 20,
+                target: 1 << 30,
+                pause,
+            });
+        };
+        g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
+        minor(&g, 2, Duration::from_micros(499));
+        minor(&g, 3, Duration::from_micros(499));
+        minor(&g, 4, Duration::from_micros(500));
+        // The last one cost half the full pause: the next one is full.
+        assert!(!g.decide(GcReason::Allocation, false, 5));
+        g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
+        // Backing off as for a low yield: a minor one, then two full ones.
+        minor(&g, 6, Duration::from_micros(800));
+        assert!(!g.decide(GcReason::Allocation, false, 7));
+        assert!(!g.decide(GcReason::Allocation, false, 8));
+        // A cheap one ends it.
+        minor(&g, 9, Duration::from_micros(10));
+        minor(&g, 10, Duration::from_micros(10));
     }
 }
