@@ -29,6 +29,37 @@
 
 mod alloc;
 mod control;
+
+/// The library's own memory (its Rust code's `Vec`s and `Box`es: mark
+/// stacks, tables, the collector's scratch during a pause) comes from
+/// mimalloc, never from the program's `malloc`. A collection stops the
+/// program's threads wherever they are, inside glibc's `malloc` too,
+/// holding an arena's lock; with more threads than glibc has arenas (or
+/// `MALLOC_ARENA_MAX=1`) the collecting thread shares that arena, and a
+/// `malloc` during the pause would wait for the stopped thread forever.
+/// mimalloc's locks are never held by a stopped thread: the stop signal
+/// is put off while a thread runs this library's code (`threads::InGc`),
+/// and the program's own code does not call mimalloc.
+/// mimalloc commits its first arena eagerly, with transparent huge pages
+/// where the kernel allows them: 6 MB resident before the program's first
+/// allocation. Committed on demand instead (`MIMALLOC_ARENA_EAGER_COMMIT`
+/// still overrides), it adds under 1 MB.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// `mi_option_arena_eager_commit` in mimalloc's `mi_option_t`.
+const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+
+/// Runs when the library is loaded, before any allocation of ours.
+extern "C" fn configure_allocator() {
+    // SAFETY: sets an option's default; mimalloc reads it when it first
+    // reserves an arena.
+    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
+}
+
+#[used]
+#[link_section = ".init_array"]
+static CONFIGURE_ALLOCATOR: extern "C" fn() = configure_allocator;
 mod data;
 mod debug;
 mod disclaim;

@@ -334,6 +334,17 @@ fn register_current() -> *mut ThreadState {
         return p;
     }
     let _g = InGc::enter();
+    // Whatever calls the C library's `malloc` happens before the thread
+    // joins the world (the core readies its own thread-locals and stack
+    // bounds the same way): a collection may then stop other threads
+    // inside `malloc`, and this one could not reach its safepoint. Setting
+    // our key makes its slot (a `calloc` for a key past glibc's first 32);
+    // the exit destructor ignores this placeholder.
+    if let Some(&k) = KEY.get() {
+        // SAFETY: our key; any non-null value other than the thread's state
+        // is ignored by `on_thread_exit`.
+        unsafe { libc::pthread_setspecific(k, std::ptr::from_ref(&KEY).cast()) };
+    }
     let made = match heap.mutator() {
         // A thread-key destructor of an exiting thread registers it again
         // (bdwgc allows it): our own key's destructor, which runs in a later

@@ -2,7 +2,8 @@
 //! Debian's libgc-dev), linked with `-lgc` against Mosaic's libgc.so and run
 //! on it: threads that never call in are stopped and scanned, a thread
 //! blocked in `read` keeps its data, bad input gets bdwgc's answers,
-//! finalizers and disappearing links behave as bdwgc documents. (bdwgc's own
+//! finalizers and disappearing links behave as bdwgc documents, a collection
+//! never waits for a malloc lock a stopped thread holds. (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
 //! Without the header the tests say so and pass (`.ci/run` installs it).
@@ -131,4 +132,12 @@ fn threads_suspended_and_resumed() {
         return;
     }
     all_ok(&run_c("suspend_thread"), 5);
+}
+
+#[test]
+fn collections_never_wait_for_a_malloc_lock_a_stopped_thread_holds() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("malloc_arenas"), 2);
 }

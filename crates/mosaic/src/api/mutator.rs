@@ -183,6 +183,7 @@ impl<E: Embedder> Mutator<E> {
                 thread: sched::describe_current_thread(),
             });
         }
+        sched::prepare_thread();
         let core = &heap.core;
         let local = LocalAllocator::new(
             core.classes.sizes(),

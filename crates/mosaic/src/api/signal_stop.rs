@@ -11,6 +11,15 @@
 //! (`HeapInner::flush_signal_parked`), which keeps every lock and
 //! allocation out of the handler.
 //!
+//! A signal stops a thread anywhere, inside the C library's `malloc` too,
+//! holding an arena's lock. The collector's own memory must then not come
+//! from that `malloc`: the drop-in makes its Rust allocations through
+//! mimalloc (its `#[global_allocator]`), and an embedder that stops
+//! threads by signal should do the same, or the pause may wait for an
+//! arena lock a stopped thread holds. A thread joining the world readies
+//! its thread-locals and stack bounds first (`sched::prepare_thread`),
+//! since the first stop may come before it reaches a safepoint.
+//!
 //! Invariant: a slot's `parked` flag is set only between the handler's
 //! recording of the stack and its wake-up, and a collector reads it only
 //! after `World::stop` has counted that thread, so the collector flushes

@@ -12,8 +12,23 @@
 pub const SAVED_REGISTERS: usize = 12;
 
 /// The highest address of the calling thread's stack, or `None` if the
-/// platform cannot tell.
+/// platform cannot tell. Asked once per thread (`pthread_getattr_np` calls
+/// `malloc`, and reads `/proc/self/maps` on the main thread), then cached.
 pub fn stack_top() -> Option<usize> {
+    thread_local! {
+        // 0: not asked yet (a stack never ends at address 0).
+        static TOP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+    let cached = TOP.try_with(|t| t.get()).unwrap_or(0);
+    if cached != 0 {
+        return Some(cached);
+    }
+    let top = ask_stack_top()?;
+    let _ = TOP.try_with(|t| t.set(top));
+    Some(top)
+}
+
+fn ask_stack_top() -> Option<usize> {
     // SAFETY: pthread_getattr_np fills `attr` for the calling thread; it is
     // read only after success and destroyed once.
     unsafe {

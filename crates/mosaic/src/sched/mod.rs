@@ -17,7 +17,8 @@ mod world;
 
 pub use termination::Termination;
 pub use threads::{
-    add as hold_mutator, holds as holds_mutator, remove as release_mutator, ThreadMutator,
+    add as hold_mutator, holds as holds_mutator, prepare_current as prepare_thread,
+    remove as release_mutator, ThreadMutator,
 };
 pub use workers::Workers;
 pub use world::{describe_current_thread, Detached, MutatorId, StopHook, World};

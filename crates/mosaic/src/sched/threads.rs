@@ -49,6 +49,38 @@ pub fn add(m: Arc<dyn ThreadMutator>) -> bool {
     HELD.try_with(|h| h.borrow_mut().0.push(m)).is_ok()
 }
 
+/// Readies the calling thread before it joins a heap's world: what the
+/// thread-locals it will need register with the C library (a destructor
+/// list entry, a `malloc` call) happens now, while no collection can wait
+/// for this thread. Once a mutator is registered, a collection may stop
+/// other threads anywhere, inside the C library's `malloc` too, holding
+/// an arena's lock; a `malloc` of this thread before it reaches a
+/// safepoint would then wait for them forever (the C programs of the
+/// drop-in, with more threads than glibc has arenas).
+pub fn prepare_current() {
+    // parking_lot's per-thread data (used when a lock is contended) is
+    // created on its first use; a park whose validation fails creates it
+    // and returns at once.
+    static KEY: u8 = 0;
+    // SAFETY: `validate` returns false, so the thread never sleeps and no
+    // callback but `validate` runs; the key is a static's address, which
+    // no other parking_lot user parks on.
+    unsafe {
+        parking_lot_core::park(
+            &KEY as *const u8 as usize,
+            || false,
+            || {},
+            |_, _| {},
+            parking_lot_core::DEFAULT_PARK_TOKEN,
+            None,
+        );
+    }
+    let _ = HELD.try_with(|_| ());
+    if crate::os::stack::SUPPORTED {
+        let _ = crate::os::stack::stack_top();
+    }
+}
+
 /// Forgets a mutator dropped on the calling thread (no-op elsewhere).
 pub fn remove(m: &Arc<dyn ThreadMutator>) {
     let _ = HELD.try_with(|h| {
