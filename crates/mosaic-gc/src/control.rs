@@ -145,10 +145,26 @@ pub extern "C" fn GC_expand_hp(_bytes: usize) -> c_int {
     1
 }
 
+/// The heap's maximum: before the heap exists it is the maximum the heap
+/// is created with; after, the heap's maximum changes at once, at most up
+/// to the size the heap was created with (its reservation: the machine's
+/// memory over 2, or `GC_MAXIMUM_HEAP_SIZE`). 0: no limit but that one.
+/// Pages in use above a lowered maximum stay; allocations that need more
+/// collect, then fail through the out-of-memory function.
 #[no_mangle]
 pub extern "C" fn GC_set_max_heap_size(n: Word) {
-    if heap_if_created().is_none() && n > 0 {
-        std::env::set_var("GC_MAXIMUM_HEAP_SIZE", n.to_string());
+    match heap_if_created() {
+        None => crate::heap::MAX_HEAP_SET.store(n, Relaxed),
+        Some(h) => {
+            let page = mosaic::PAGE_SIZE;
+            let reserved = h.config().max_heap / page * page;
+            let want = if n == 0 {
+                reserved
+            } else {
+                n.clamp(page, reserved)
+            };
+            let _ = h.set_max_heap(want);
+        }
     }
 }
 

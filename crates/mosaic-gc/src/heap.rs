@@ -7,7 +7,7 @@
 //! `GC_PRINT_STATS`) on top of Mosaic's `MOSAIC_*` ones.
 
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use mosaic::{CompactPolicy, Config, Embedder, GcEvent, Heap, HeapPolicy, ObjRef, Tracer};
@@ -62,6 +62,10 @@ static PRINT_STATS: AtomicBool = AtomicBool::new(false);
 
 /// `GC_enable_incremental` was called before the heap was created.
 pub static INCREMENTAL: AtomicBool = AtomicBool::new(false);
+
+/// `GC_set_max_heap_size` before the heap exists (0: not called); the
+/// environment's `GC_MAXIMUM_HEAP_SIZE` wins, as in bdwgc's `GC_init`.
+pub static MAX_HEAP_SET: AtomicUsize = AtomicUsize::new(0);
 
 /// The heap, created on first use; the thread that creates it is
 /// registered then, as bdwgc's initialisation registers its caller.
@@ -122,6 +126,8 @@ pub fn config() -> Config {
     };
     if let Some(n) = env_bytes("GC_MAXIMUM_HEAP_SIZE") {
         c.max_heap = n.max(1 << 20);
+    } else if MAX_HEAP_SET.load(Relaxed) > 0 {
+        c.max_heap = MAX_HEAP_SET.load(Relaxed).max(1 << 20);
     }
     if let Some(n) = env_bytes("GC_INITIAL_HEAP_SIZE") {
         c.heap_min = n.min(c.max_heap);
@@ -209,12 +215,14 @@ fn on_event(e: &GcEvent) {
             crate::data::set_gc_no(*number);
             crate::alloc::EXPLICITLY_FREED.store(0, Relaxed);
             if PRINT_STATS.load(Relaxed) {
-                crate::control::warn(&format!(
-                    "mosaic-gc: collection #{number}: {} KiB live, heap {} KiB, pause {:.3} ms\n",
+                // Straight to stderr, as bdwgc logs: the program's warn
+                // procedure might call `malloc`, and the world is stopped.
+                eprintln!(
+                    "mosaic-gc: collection #{number}: {} KiB live, heap {} KiB, pause {:.3} ms",
                     live_bytes >> 10,
                     heap_bytes >> 10,
                     pause.as_secs_f64() * 1e3
-                ));
+                );
             }
         }
         _ => {}

@@ -3,7 +3,8 @@
 //! on it: threads that never call in are stopped and scanned, a thread
 //! blocked in `read` keeps its data, bad input gets bdwgc's answers,
 //! finalizers and disappearing links behave as bdwgc documents, a collection
-//! never waits for a malloc lock a stopped thread holds. (bdwgc's own
+//! never waits for a malloc lock a stopped thread holds, `GC_set_max_heap_size`
+//! works after `GC_INIT`. (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
 //! Without the header the tests say so and pass (`.ci/run` installs it).
@@ -140,4 +141,12 @@ fn collections_never_wait_for_a_malloc_lock_a_stopped_thread_holds() {
         return;
     }
     all_ok(&run_c("malloc_arenas"), 2);
+}
+
+#[test]
+fn the_maximum_heap_size_changes_after_init() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("max_heap_size"), 2);
 }

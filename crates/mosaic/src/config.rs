@@ -2,7 +2,7 @@
 //!
 //! | field | default | variable | meaning |
 //! |---|---|---|---|
-//! | `max_heap` | 4 GiB | `MOSAIC_MAX_HEAP` | hard cap: the heap (small pages + large objects) never exceeds it; the `fixed` policy's target. Accepts `K`/`M`/`G` suffixes |
+//! | `max_heap` | 4 GiB | `MOSAIC_MAX_HEAP` | hard cap: the heap (small pages + large objects) never exceeds it; the `fixed` policy's target. Accepts `K`/`M`/`G` suffixes. `Heap::set_max_heap` lowers it at run time (and raises it back up to this) |
 //! | `heap_policy` | `adaptive` (scale 256 MiB) | `MOSAIC_HEAP_POLICY` | when to collect: `fixed`, `proportional[:k]` or `adaptive[:scale]` (see [`HeapPolicy`]) |
 //! | `headroom_max` | 3.0 | `MOSAIC_HEADROOM_MAX` | the adaptive policy's headroom is at most this many times the live bytes (target ≤ live × (1 + this), then at least `heap_min`): the square-root rule alone gives a small live set under a high allocation rate many times its size (a 41 MB soak at 4 threads sat at 7–9×). 0: no cap |
 //! | `heap_min` | 1 MiB | `MOSAIC_HEAP_MIN` | the target never goes below this (and it is the target before the first collection); at most `max_heap`: `MOSAIC_MAX_HEAP` below the default heap_min lowers heap_min with it, an explicit `MOSAIC_HEAP_MIN` above `MOSAIC_MAX_HEAP` is an error |

@@ -256,3 +256,46 @@ fn a_heap_churning_at_a_steady_size_keeps_its_free_pages() {
         s.decommitted_bytes >> 20
     );
 }
+
+/// `Heap::set_max_heap` lowers the maximum at run time (live data beyond
+/// it is refused with `OutOfMemory`, and nothing kept is lost), raises it
+/// back up to the size the heap was created with, and refuses more.
+#[test]
+fn the_maximum_heap_can_be_lowered_and_raised_back_at_run_time() {
+    let heap = heap(Config {
+        max_heap: 64 * MIB,
+        ..Config::default()
+    });
+    assert_eq!(heap.set_max_heap(8 * MIB).unwrap(), 8 * MIB);
+    assert_eq!(heap.stats().max_heap, 8 * MIB);
+    let mut m = heap.mutator().unwrap();
+    let keep = m.empty_root();
+    let mut kept = 0u64;
+    let refused = loop {
+        match new_pair(&mut m, kept, keep.get(), None) {
+            Ok(p) => {
+                keep.set(Some(p));
+                kept += 1;
+            }
+            Err(e) => break e,
+        }
+        assert!(kept < (16 * MIB / 32) as u64, "nothing refused past 8 MiB");
+    };
+    assert!(
+        matches!(refused, mosaic::Error::OutOfMemory { max_heap, .. } if max_heap == 8 * MIB),
+        "{refused}"
+    );
+    assert!(kept * 32 > (4 * MIB) as u64, "refused at {kept} pairs");
+    // Raised back: the same allocation succeeds, and every kept pair is there.
+    assert_eq!(heap.set_max_heap(64 * MIB).unwrap(), 64 * MIB);
+    let p = new_pair(&mut m, kept, keep.get(), None).unwrap();
+    keep.set(Some(p));
+    m.collect();
+    let ids = reachable_ids(keep.get());
+    assert_eq!(ids.len() as u64, kept + 1);
+    assert!((0..=kept).all(|i| ids.contains(&i)));
+    // Never above the reservation, never below a page.
+    assert!(heap.set_max_heap(65 * MIB).is_err());
+    assert!(heap.set_max_heap(PAGE_SIZE - 1).is_err());
+    assert_eq!(heap.stats().max_heap, 64 * MIB);
+}

@@ -122,6 +122,17 @@ impl<E: Embedder> Heap<E> {
         &self.inner.core.config
     }
 
+    /// Lowers the maximum heap size to `bytes` (rounded down to whole
+    /// pages), or raises it back up to at most the `max_heap` the heap was
+    /// created with (its reservation). Returns the new maximum. Memory in
+    /// use above a lowered maximum stays: allocations that need more pages
+    /// collect, then fail with [`Error::OutOfMemory`] while the live data
+    /// does not fit. [`Stats::max_heap`](crate::Stats) reads the current
+    /// value; [`Heap::config`] keeps the one the heap was created with.
+    pub fn set_max_heap(&self, bytes: usize) -> Result<usize, Error> {
+        self.inner.core.set_max_heap(bytes)
+    }
+
     /// Whether `p` is the start of an object currently allocated in this heap.
     pub fn is_object(&self, p: *const u8) -> bool {
         self.inner.core.table.object_at(p as usize).is_some()

@@ -348,6 +348,28 @@ impl<E: Embedder> HeapCore<E> {
         self.resource.max_pages() * PAGE_SIZE
     }
 
+    /// Changes the maximum heap size to `bytes`, rounded down to whole
+    /// pages: at least one page, at most the maximum the heap was created
+    /// with. Returns the new maximum.
+    pub fn set_max_heap(&self, bytes: usize) -> Result<usize, Error> {
+        let reserved = self.resource.reserved_pages() * PAGE_SIZE;
+        if bytes / PAGE_SIZE > self.resource.reserved_pages() {
+            return Err(Error::InvalidArgument(format!(
+                "max_heap {bytes} is above the {reserved} bytes the heap was created with \
+                 (Config::max_heap / MOSAIC_MAX_HEAP sets the most it can ever be)"
+            )));
+        }
+        if bytes < PAGE_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "max_heap {bytes} is below one page ({PAGE_SIZE} bytes)"
+            )));
+        }
+        self.resource.set_max_pages(bytes / PAGE_SIZE);
+        let max = self.max_heap();
+        self.sizer.set_max(max as u64);
+        Ok(max)
+    }
+
     /// Sets the side bits for `flags` on the small object at `addr`, just
     /// allocated by the caller: page and slot come from the address alone
     /// (no lookup, no liveness check).

@@ -84,7 +84,8 @@ pub struct HeapSizer {
     /// The adaptive headroom's cap, in live bytes (0: none).
     headroom_max: f64,
     min: u64,
-    max: u64,
+    /// `max_heap`, which [`HeapSizer::set_max`] may change.
+    max: AtomicU64,
     /// Bytes allocated since the last collection.
     allocated: AtomicU64,
     /// Allocation that makes the next collection due.
@@ -135,7 +136,7 @@ impl HeapSizer {
             policy,
             headroom_max: 0.0,
             min,
-            max,
+            max: AtomicU64::new(max),
             allocated: AtomicU64::new(0),
             allowance: AtomicU64::new(target.max(MIN_ALLOWANCE)),
             target: AtomicU64::new(target),
@@ -274,6 +275,19 @@ impl HeapSizer {
         self.decided(&mut st, live, allocated, target, allowance, g, speed)
     }
 
+    /// A new `max_heap` (bytes): targets from now on stay within it, and a
+    /// target above it is lowered at once (the next collection comes
+    /// sooner; nothing already allocated goes).
+    pub fn set_max(&self, max: u64) {
+        self.max.store(max, Relaxed);
+        if self.target.load(Relaxed) > max || self.policy == HeapPolicy::Fixed {
+            let live = self.state.lock().last.map_or(0, |d| d.live_bytes);
+            self.target.store(max, Relaxed);
+            let allowance = max.saturating_sub(live).max(MIN_ALLOWANCE);
+            self.allowance.store(allowance, Relaxed);
+        }
+    }
+
     /// Caps the adaptive policy's headroom at `ratio` times the live bytes
     /// (`Config::headroom_max`; 0: no cap).
     pub fn with_headroom_max(mut self, ratio: f64) -> Self {
@@ -284,7 +298,7 @@ impl HeapSizer {
     /// The policy's formula (see the module docs), capped at `max_heap`.
     fn target_for(&self, live: u64, g: f64, s: f64) -> u64 {
         let want = match self.policy {
-            HeapPolicy::Fixed => return self.max,
+            HeapPolicy::Fixed => return self.max.load(Relaxed),
             HeapPolicy::Proportional { k } => live as f64 * (1.0 + k),
             HeapPolicy::Adaptive { scale } => {
                 // Without a speed yet (a first, instant collection), be generous.
@@ -296,7 +310,8 @@ impl HeapSizer {
                 live as f64 + headroom
             }
         };
-        (want as u64).max(self.min).min(self.max)
+        let max = self.max.load(Relaxed);
+        (want as u64).max(self.min.min(max)).min(max)
     }
 }
 

@@ -23,10 +23,12 @@
 //!
 //! Invariants: a page is in at most one of the two stores, and only when its
 //! descriptor kind is `Free`; every page in the span set is decommitted;
-//! `in_use` never exceeds `max_pages`; `committed` counts the pages touched
-//! since their last decommit (in use or queued), and it never exceeds
-//! `max_pages` either: committing clean pages first decommits queued dirty
-//! ones. When the heap shrinks, [`PageResource::trim`] decommits queued
+//! a request is granted only if `in_use` stays within `max_pages`;
+//! `committed` counts the pages touched since their last decommit (in use
+//! or queued), and committing never takes it past `max_pages` either:
+//! committing clean pages first decommits queued dirty ones. (Lowering
+//! `max_pages` below what is in use or committed refuses requests until
+//! pages are released; it takes nothing away.) When the heap shrinks, [`PageResource::trim`] decommits queued
 //! pages beyond what its caller keeps (the heap target's room, see
 //! `HeapCore::trim_step`), so RSS falls.
 
@@ -55,7 +57,11 @@ pub struct PageResource {
     /// Free pages decommitted so far (large objects' spans not counted).
     trimmed: AtomicUsize,
     in_use: AtomicUsize,
-    max_pages: usize,
+    /// Most pages in use at once: at most `reserved_pages`, lowered or
+    /// raised by [`PageResource::set_max_pages`].
+    max_pages: AtomicUsize,
+    /// The maximum the heap was created with (its reservation's pages).
+    reserved_pages: usize,
     /// One past the highest page index ever handed out: descriptors below
     /// it have been touched (those of trimmed pages may have been given
     /// back since).
@@ -174,7 +180,8 @@ impl PageResource {
             committed: AtomicUsize::new(0),
             trimmed: AtomicUsize::new(0),
             in_use: AtomicUsize::new(0),
-            max_pages: max_pages.min(table.npages()),
+            max_pages: AtomicUsize::new(max_pages.min(table.npages())),
+            reserved_pages: max_pages.min(table.npages()),
             high_water: AtomicUsize::new(0),
         }
     }
@@ -184,10 +191,9 @@ impl PageResource {
     /// not even for a moment, so it cannot make a concurrent one that fits
     /// fail.
     fn reserve(&self, n: usize) -> bool {
+        let max = self.max_pages.load(Relaxed);
         self.in_use
-            .fetch_update(Relaxed, Relaxed, |u| {
-                u.checked_add(n).filter(|&t| t <= self.max_pages)
-            })
+            .fetch_update(Relaxed, Relaxed, |u| u.checked_add(n).filter(|&t| t <= max))
             .is_ok()
     }
 
@@ -230,7 +236,8 @@ impl PageResource {
         // Committing `n` clean pages must not take committed memory past the
         // maximum: decommit queued dirty pages first (there are enough, since
         // pages in use, the `n` included, are within the maximum).
-        let excess = (self.committed.load(Relaxed) + n).saturating_sub(self.max_pages);
+        let excess =
+            (self.committed.load(Relaxed) + n).saturating_sub(self.max_pages.load(Relaxed));
         if excess > 0 {
             self.drain_dirty_into(table, &mut clean, 0, excess);
         }
@@ -337,7 +344,21 @@ impl PageResource {
 
     /// Most pages that may be in use at once (the maximum heap size).
     pub fn max_pages(&self) -> usize {
+        self.max_pages.load(Relaxed)
+    }
+
+    /// The maximum the resource was created with; [`Self::set_max_pages`]
+    /// cannot go above it.
+    pub fn reserved_pages(&self) -> usize {
+        self.reserved_pages
+    }
+
+    /// Sets the most pages in use at once to `n` (at most the reserved
+    /// maximum, at least 1). Pages already in use above it stay: requests
+    /// fail until enough are released.
+    pub fn set_max_pages(&self, n: usize) {
         self.max_pages
+            .store(n.clamp(1, self.reserved_pages), Relaxed);
     }
 
     /// Dirty pages waiting in the queue.
