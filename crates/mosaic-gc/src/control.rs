@@ -54,6 +54,13 @@ pub fn abort_with(msg: &str) -> ! {
 /// the previous one.
 pub fn collection_started(allocated: u64) {
     ALLOCATED_BEFORE.fetch_add(allocated, Relaxed);
+}
+
+/// The program's start callback (`GC_set_start_callback`), called as a
+/// collection begins to stop the world, before any thread is stopped by a
+/// signal (as bdwgc calls it before stopping the world: a thread stopped
+/// inside `malloc` would hold up a callback that calls it).
+pub fn run_start_callback() {
     let p = START_CALLBACK.load(Relaxed);
     if p != 0 {
         // SAFETY: the program's start callback (it must not allocate, as in bdwgc).

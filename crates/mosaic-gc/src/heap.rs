@@ -7,6 +7,7 @@
 //! `GC_PRINT_STATS`) on top of Mosaic's `MOSAIC_*` ones.
 
 use std::ffi::c_int;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
@@ -217,7 +218,9 @@ fn on_event(e: &GcEvent) {
             if PRINT_STATS.load(Relaxed) {
                 // Straight to stderr, as bdwgc logs: the program's warn
                 // procedure might call `malloc`, and the world is stopped.
-                eprintln!(
+                // A failed write (a closed stderr) is ignored, as bdwgc does.
+                let _ = writeln!(
+                    std::io::stderr(),
                     "mosaic-gc: collection #{number}: {} KiB live, heap {} KiB, pause {:.3} ms",
                     live_bytes >> 10,
                     heap_bytes >> 10,

@@ -37,9 +37,11 @@ mod control;
 /// holding an arena's lock; with more threads than glibc has arenas (or
 /// `MALLOC_ARENA_MAX=1`) the collecting thread shares that arena, and a
 /// `malloc` during the pause would wait for the stopped thread forever.
-/// mimalloc's locks are never held by a stopped thread: the stop signal
-/// is put off while a thread runs this library's code (`threads::InGc`),
-/// and the program's own code does not call mimalloc.
+/// The stop signal is put off while a thread runs this library's code
+/// (`threads::InGc`), and the program's own code does not call mimalloc,
+/// so a stopped thread holds none of mimalloc's locks. (Not yet covered:
+/// a thread stopped while its Rust thread-local destructors run at exit,
+/// before the library unregisters it.)
 /// mimalloc commits its first arena eagerly, with transparent huge pages
 /// where the kernel allows them: 6 MB resident before the program's first
 /// allocation. Committed on demand instead (`MIMALLOC_ARENA_EAGER_COMMIT`

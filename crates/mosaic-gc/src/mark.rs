@@ -22,7 +22,7 @@
 //! length reads nothing beyond it); outside a collection these calls do
 //! nothing.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::ffi::{c_int, c_uint, c_void};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -63,9 +63,14 @@ type Visit = dyn FnMut(usize);
 thread_local! {
     /// The tracer of the collection this thread is marking for, if any.
     static VISITOR: Cell<Option<NonNull<Visit>>> = const { Cell::new(None) };
-    /// The scratch stack mark procedures push onto.
-    static SCRATCH: RefCell<Vec<MsEntry>> = const { RefCell::new(Vec::new()) };
 }
+
+/// Scratch stacks mark procedures push onto, lent to one procedure call
+/// at a time. Not a thread-local: a thread-local with a destructor asks
+/// the C library (`calloc`, under its loader lock) on its first use, which
+/// would be inside a pause, on a GC worker or the collecting thread, while
+/// the program's threads may be stopped holding those locks.
+static SCRATCH: Mutex<Vec<Vec<MsEntry>>> = Mutex::new(Vec::new());
 
 /// Restores the previous visitor when dropped (nesting, panics).
 struct Restore(Option<NonNull<Visit>>);
@@ -232,7 +237,7 @@ const SCRATCH_MAX: usize = 1 << 24;
 const SLACK: usize = 64;
 
 fn run_proc(f: MarkProc, addr: usize, env: usize, pending: &mut Vec<(usize, usize, usize)>) {
-    let mut buf = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let mut buf = SCRATCH.lock().pop().unwrap_or_default();
     let mut cap = buf.len().saturating_sub(SLACK + 1).max(SCRATCH_START);
     loop {
         buf.resize(cap + 1 + SLACK, MsEntry::default());
@@ -260,7 +265,7 @@ fn run_proc(f: MarkProc, addr: usize, env: usize, pending: &mut Vec<(usize, usiz
         }
         break;
     }
-    SCRATCH.with(|s| *s.borrow_mut() = buf);
+    SCRATCH.lock().push(buf);
 }
 
 /// Registers a mark procedure; its index goes into `GC_MAKE_PROC`.

@@ -160,6 +160,7 @@ fn stop_others() {
     // stopped already.
     let pause = heap().stop_sequence();
     if REFRESHED_FOR.swap(pause, SeqCst) != pause {
+        crate::control::run_start_callback();
         crate::roots::refresh();
     }
     // SAFETY: pthread_self has no preconditions.

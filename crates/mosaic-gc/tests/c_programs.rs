@@ -55,6 +55,11 @@ fn lib_dir() -> PathBuf {
 /// Builds `tests/c/<name>.c` against the installed header and Mosaic's
 /// library, runs it on Mosaic's library, and returns its output.
 fn run_c(name: &str) -> String {
+    run_c_with(name, &[])
+}
+
+/// [`run_c`] with more environment variables.
+fn run_c_with(name: &str, env: &[(&str, &str)]) -> String {
     let lib = lib_dir();
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -74,6 +79,7 @@ fn run_c(name: &str) -> String {
         .arg(&exe)
         .env("LD_LIBRARY_PATH", &lib)
         .env_remove("MOSAIC_VERIFY")
+        .envs(env.iter().copied())
         .output()
         .expect("the program runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -140,7 +146,13 @@ fn collections_never_wait_for_a_malloc_lock_a_stopped_thread_holds() {
     if header_missing() {
         return;
     }
-    all_ok(&run_c("malloc_arenas"), 2);
+    let env = [
+        // Every collection marks on the GC workers.
+        ("MOSAIC_PARALLEL_MIN_LIVE", "0"),
+        // No per-thread cache: every malloc takes its arena's lock.
+        ("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0"),
+    ];
+    all_ok(&run_c_with("malloc_arenas", &env), 2);
 }
 
 #[test]

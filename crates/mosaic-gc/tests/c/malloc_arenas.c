@@ -10,10 +10,15 @@
  *    (each registers through GC_pthread_create, mallocs and allocates):
  *    a thread joining the world must not call malloc before its first
  *    safepoint.
+ * Each GC thread also keeps a chain of cells of a kind with a mark
+ * procedure (procedures run on the GC workers; the Rust runner sets
+ * MOSAIC_PARALLEL_MIN_LIVE=0 so that every collection marks in parallel,
+ * and turns glibc's per-thread cache off, so every malloc takes the lock).
  * A hang is the failure: alarm() ends the process after 60 s.
  * Prints one "<case>: ok" line per case. */
 #define GC_THREADS
 #include <gc.h>
+#include <gc_mark.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,6 +30,21 @@
 #define ROUNDS 60000
 
 static volatile int stop;
+static int cell_kind;
+
+/* A cell: word 0 the next cell, word 1 a check value. */
+static struct GC_ms_entry *mark_cell(GC_word *addr, struct GC_ms_entry *top,
+                                     struct GC_ms_entry *limit, GC_word env) {
+    (void)env;
+    return GC_MARK_AND_PUSH((void *)addr[0], top, limit, (void **)addr);
+}
+
+static GC_word *new_cell(GC_word *next, GC_word check) {
+    GC_word *c = GC_generic_malloc(2 * sizeof(GC_word), cell_kind);
+    c[0] = (GC_word)next;
+    c[1] = check;
+    return c;
+}
 
 static void *mallocer(void *arg) {
     (void)arg;
@@ -45,7 +65,11 @@ static void *mallocer(void *arg) {
 static void *gcer(void *arg) {
     long id = (long)arg;
     unsigned char **keep = GC_MALLOC(KEEP * sizeof(void *));
+    GC_word *chain = NULL;
+    GC_word cells = 0;
     for (int r = 0; r < ROUNDS; r++) {
+        if (r % 100 == 0)
+            chain = new_cell(chain, cells++ * 3 + (GC_word)id);
         size_t n = 64 + (size_t)(r % 7) * 16;
         unsigned char *o = GC_MALLOC(n);
         memset(o, (int)((r % KEEP + id) & 0xff), n);
@@ -59,6 +83,9 @@ static void *gcer(void *arg) {
         if (keep[i] == NULL || keep[i][0] != want || keep[i][63] != want)
             bad++;
     }
+    for (GC_word k = cells; k-- > 0; chain = (GC_word *)chain[0])
+        if (chain == NULL || chain[1] != k * 3 + (GC_word)id)
+            return (void *)(bad + 1);
     return (void *)bad;
 }
 
@@ -116,6 +143,7 @@ int main(void) {
     alarm(60);
     GC_INIT();
     GC_allow_register_threads();
+    cell_kind = (int)GC_new_kind(GC_new_free_list(), GC_MAKE_PROC(GC_new_proc(mark_cell), 0), 0, 1);
     int failed = run("collections while threads hold the malloc arena", 0);
     failed |= run("threads registering while threads hold the malloc arena", 1);
     return failed;

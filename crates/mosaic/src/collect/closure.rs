@@ -49,7 +49,7 @@ pub struct Marked {
     /// Finalizers chosen by this collection.
     pub finalizers: usize,
     /// Objects ambiguous words pointed into: pinned for this collection
-    /// (may hold duplicates).
+    /// (may hold duplicates). Empty unless the collection may compact.
     pub pins: Vec<usize>,
 }
 

@@ -72,6 +72,10 @@ fn pause<E: Embedder>(
     core.workers.set_serial(core.is_small());
     core.note_peak_pages();
     let mut panics = core.finish_sweeping();
+    // The collection's own work starts here (the generations' cost rule
+    // compares it between minor and full collections; the previous
+    // cycle's leftover sweep is not this collection's).
+    let work_start = Instant::now();
     core.events.emit(&mut panics, || GcEvent::CollectionStart {
         number,
         reason,
@@ -150,7 +154,7 @@ fn pause<E: Embedder>(
             promoted_objects: marked.objects as u64,
             allocated: core.sizer.allocated(),
             target: old_target,
-            pause: start.elapsed().saturating_sub(verify_time),
+            pause: work_start.elapsed().saturating_sub(verify_time),
         });
         core.sizer
             .after_minor(live, cpu_at_start, crate::os::process_cpu_time())
@@ -158,7 +162,7 @@ fn pause<E: Embedder>(
         core.generations.after_full(
             marked.bytes as u64,
             marked.objects as u64,
-            start.elapsed().saturating_sub(verify_time),
+            work_start.elapsed().saturating_sub(verify_time),
         );
         core.sizer.after_collection(&CollectionSample {
             live_bytes: marked.bytes as u64,

@@ -154,7 +154,9 @@ pub struct MinorSample {
     pub allocated: u64,
     /// The heap policy's target.
     pub target: u64,
-    /// The pause so far (marking and release).
+    /// The collection's work so far: marking and release (not reaching
+    /// the safepoints, the previous cycle's leftover sweep or verify's
+    /// walk).
     pub pause: Duration,
 }
 
@@ -299,7 +301,8 @@ impl Generations {
     }
 
     /// After a full collection: what it marked is the old generation.
-    /// `pause`: its pause so far (marking and release).
+    /// `pause`: its work so far, measured as [`MinorSample::pause`] is (a
+    /// compaction included).
     pub fn after_full(&self, live_bytes: u64, objects: u64, pause: Duration) {
         if !self.enabled {
             return;

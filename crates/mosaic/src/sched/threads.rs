@@ -49,10 +49,10 @@ pub fn add(m: Arc<dyn ThreadMutator>) -> bool {
     HELD.try_with(|h| h.borrow_mut().0.push(m)).is_ok()
 }
 
-/// Readies the calling thread before it joins a heap's world: what the
-/// thread-locals it will need register with the C library (a destructor
-/// list entry, a `malloc` call) happens now, while no collection can wait
-/// for this thread. Once a mutator is registered, a collection may stop
+/// Readies the calling thread before it joins a heap's world (or, for a
+/// GC worker, before its first pause): what the thread-locals it will need
+/// register with the C library (a destructor list entry, a `malloc` call)
+/// happens now, while no collection can wait for this thread. Once a mutator is registered, a collection may stop
 /// other threads anywhere, inside the C library's `malloc` too, holding
 /// an arena's lock; a `malloc` of this thread before it reaches a
 /// safepoint would then wait for them forever (the C programs of the
@@ -75,7 +75,10 @@ pub fn prepare_current() {
             None,
         );
     }
-    let _ = HELD.try_with(|_| ());
+    // crossbeam's epoch handle (parallel marking's deques pin it).
+    let _ = crossbeam_deque::Worker::<usize>::new_lifo()
+        .stealer()
+        .steal();
     if crate::os::stack::SUPPORTED {
         let _ = crate::os::stack::stack_top();
     }

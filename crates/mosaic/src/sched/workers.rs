@@ -192,6 +192,9 @@ impl Drop for Workers {
 }
 
 fn worker_loop(shared: &Shared, index: usize) {
+    // Workers run only in pauses: what their thread-locals first ask of the
+    // C library (`malloc`, the destructor list) happens now instead.
+    super::threads::prepare_current();
     let mut seen = 0;
     let mut st = shared.state.lock();
     loop {
