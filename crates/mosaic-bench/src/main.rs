@@ -268,6 +268,14 @@ fn main() {
         )
         .expect("template"),
     );
+    // Before the runs, so that a bad `--out` costs nothing.
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        eprintln!(
+            "error: cannot create the output directory {}: {e}",
+            args.out.display()
+        );
+        std::process::exit(2);
+    }
     let timeout = Duration::from_secs(args.timeout);
     let runs = cases::run_alternating(&cases, reps, timeout, |case, r, _| {
         bar.set_message(format!("{} {} {}", case.workload, case.variant, r.peer));
@@ -276,7 +284,6 @@ fn main() {
     bar.finish_and_clear();
     let summary = report::summarize(&cases, &runs);
     report::print(&cases, &summary, reps, args.jvm_warmup);
-    std::fs::create_dir_all(&args.out).expect("output directory");
     report::write_json(
         &args.out.join("results.json"),
         &cases,
