@@ -1763,6 +1763,20 @@ enum mosaic_error mosaic_heap_pool_stats(const struct mosaic_heap *heap, size_t 
  */
 size_t mosaic_stats_summary(const struct mosaic_heap *heap, char *buf, size_t len);
 
+/**
+ * Changes the heap's maximum size to `bytes` (rounded down to whole
+ * pages): lowered at run time, or raised back up to at most the
+ * `max_heap` the heap was created with. Returns the new maximum. Memory
+ * in use above a lowered maximum stays; allocations that need more pages
+ * collect, then fail with `MOSAIC_ERR_OUT_OF_MEMORY`. Any thread. Errors
+ * (0 returned): `MOSAIC_ERR_INVALID_ARGUMENT` for `bytes` above the
+ * creation maximum or below one page, a NULL or freed heap.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`.
+ */
+size_t mosaic_set_max_heap(const struct mosaic_heap *heap, size_t bytes);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

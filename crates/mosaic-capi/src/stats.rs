@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use crate::error::{clear_error, invalid, mosaic_error};
+use crate::error::{clear_error, invalid, mosaic_error, report};
 use crate::heap::{heap_ref, mosaic_heap};
 
 /// Heap-wide statistics (times in nanoseconds).
@@ -220,4 +220,32 @@ pub unsafe extern "C" fn mosaic_stats_summary(
     }
     clear_error();
     line.len()
+}
+
+/// Changes the heap's maximum size to `bytes` (rounded down to whole
+/// pages): lowered at run time, or raised back up to at most the
+/// `max_heap` the heap was created with. Returns the new maximum. Memory
+/// in use above a lowered maximum stays; allocations that need more pages
+/// collect, then fail with `MOSAIC_ERR_OUT_OF_MEMORY`. Any thread. Errors
+/// (0 returned): `MOSAIC_ERR_INVALID_ARGUMENT` for `bytes` above the
+/// creation maximum or below one page, a NULL or freed heap.
+///
+/// # Safety
+/// `heap` must be NULL or from `mosaic_heap_new`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_set_max_heap(heap: *const mosaic_heap, bytes: usize) -> usize {
+    const F: &str = "mosaic_set_max_heap";
+    let Some(h) = heap_ref(F, heap) else {
+        return 0;
+    };
+    match h.set_max_heap(bytes) {
+        Ok(max) => {
+            clear_error();
+            max
+        }
+        Err(e) => {
+            report(F, &e);
+            0
+        }
+    }
 }

@@ -168,6 +168,34 @@ int main(void) {
     CHECK(mosaic_stats_summary(h, NULL, 0) == n, "summary length only");
     EXPECT_OK("mosaic_stats_summary");
 
+    /* The maximum heap at run time: lowered, the allocation that does not
+     * fit is refused with OUT_OF_MEMORY (the live chain stays whole);
+     * raised back, it fits; never above the creation maximum. */
+    CHECK(mosaic_set_max_heap(NULL, 8u << 20) == 0, "set_max_heap(NULL)");
+    EXPECT_INVALID("mosaic_set_max_heap");
+    CHECK(mosaic_set_max_heap(h, 32u << 20) == 0, "set_max_heap above the creation maximum");
+    EXPECT_INVALID("mosaic_set_max_heap");
+    CHECK(mosaic_set_max_heap(h, 4u << 20) == 4u << 20, "set_max_heap(4 MiB)");
+    EXPECT_OK("mosaic_set_max_heap");
+    mosaic_root *chain = mosaic_root_new(m, NULL);
+    size_t links = 0;
+    for (;;) {
+        void **link = mosaic_alloc(m, 4096, 0);
+        if (link == NULL) break;
+        *link = mosaic_root_get(chain);
+        mosaic_root_set(chain, link);
+        links++;
+    }
+    EXPECT_ERROR(MOSAIC_ERR_OUT_OF_MEMORY, "mosaic_alloc");
+    CHECK(links * 4096 <= (4u << 20) && links * 4096 >= (1u << 20), "%zu links kept under 4 MiB", links);
+    CHECK(mosaic_set_max_heap(h, 16u << 20) == 16u << 20, "set_max_heap back to 16 MiB");
+    void **more = mosaic_alloc(m, 4096, 0);
+    CHECK(more != NULL, "alloc after raising the maximum");
+    size_t counted = 0;
+    for (void **l = mosaic_root_get(chain); l != NULL; l = *l) counted++;
+    CHECK(counted == links, "chain of %zu links has %zu", links, counted);
+    mosaic_root_free(chain);
+
     /* Errors are per thread. */
     CHECK(mosaic_alloc(NULL, 8, 0) == NULL, "alloc(NULL) again");
     pthread_t t;
