@@ -39,9 +39,9 @@ mod control;
 /// `malloc` during the pause would wait for the stopped thread forever.
 /// The stop signal is put off while a thread runs this library's code
 /// (`threads::InGc`), and the program's own code does not call mimalloc,
-/// so a stopped thread holds none of mimalloc's locks. (Not yet covered:
-/// a thread stopped while its Rust thread-local destructors run at exit,
-/// before the library unregisters it.)
+/// so a stopped thread holds none of mimalloc's locks. (At thread exit the
+/// core detaches the thread's mutator with signals held off, before this
+/// library's own exit key unregisters it.)
 /// mimalloc commits its first arena eagerly, with transparent huge pages
 /// where the kernel allows them: 6 MB resident before the program's first
 /// allocation. Committed on demand instead (`MIMALLOC_ARENA_EAGER_COMMIT`

@@ -4,7 +4,8 @@
 //! layers above see only [`Reservation`] (one contiguous, aligned range of
 //! virtual memory that is committed lazily by first touch and decommitted with
 //! `madvise(MADV_DONTNEED)`), [`rss_bytes`], [`process_cpu_time`] and
-//! [`SoftDirty`] (the pages written since a point in time).
+//! [`SoftDirty`] (the pages written since a point in time) and
+//! [`SignalsHeld`] (asynchronous signals held off on a thread for a scope).
 //!
 //! Invariant: memory inside a reservation is readable and writable for the
 //! whole life of the reservation; decommitting never changes protection, it
@@ -15,10 +16,12 @@
 mod cpu;
 mod dirty;
 mod rss;
+mod signals;
 pub mod stack;
 mod vm;
 
 pub use cpu::process_cpu_time;
 pub use dirty::{SoftDirty, OS_PAGE};
 pub use rss::rss_bytes;
+pub use signals::SignalsHeld;
 pub use vm::Reservation;

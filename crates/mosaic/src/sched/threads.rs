@@ -26,6 +26,10 @@ struct Held(Vec<Arc<dyn ThreadMutator>>);
 
 impl Drop for Held {
     fn drop(&mut self) {
+        // Detaching takes the world's and the pools' locks: a signal that
+        // would stop this thread (an embedder's stop hook) waits until the
+        // mutators are detached, and then finds nothing to park.
+        let _held = (!self.0.is_empty()).then(crate::os::SignalsHeld::new);
         for m in std::mem::take(&mut self.0) {
             m.thread_exited();
         }
