@@ -56,11 +56,12 @@ pub fn add(m: Arc<dyn ThreadMutator>) -> bool {
 /// Readies the calling thread before it joins a heap's world (or, for a
 /// GC worker, before its first pause): what the thread-locals it will need
 /// register with the C library (a destructor list entry, a `malloc` call)
-/// happens now, while no collection can wait for this thread. Once a mutator is registered, a collection may stop
-/// other threads anywhere, inside the C library's `malloc` too, holding
-/// an arena's lock; a `malloc` of this thread before it reaches a
-/// safepoint would then wait for them forever (the C programs of the
-/// drop-in, with more threads than glibc has arenas).
+/// happens now, while no collection can wait for this thread. Once a
+/// mutator is registered, a collection may stop other threads anywhere,
+/// inside the C library's `malloc` too, holding an arena's lock; a
+/// `malloc` of this thread before it reaches a safepoint would then wait
+/// for them forever (the C programs of the drop-in, with more threads than
+/// glibc has arenas).
 pub fn prepare_current() {
     // parking_lot's per-thread data (used when a lock is contended) is
     // created on its first use; a park whose validation fails creates it
