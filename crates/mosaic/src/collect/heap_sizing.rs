@@ -112,6 +112,12 @@ struct State {
     last: Option<HeapDecision>,
 }
 
+/// What allocation a target leaves room for once `live` bytes are in it
+/// (never below [`MIN_ALLOWANCE`]).
+fn allowance_for(target: u64, live: u64) -> u64 {
+    target.saturating_sub(live).max(MIN_ALLOWANCE)
+}
+
 /// One collection as the policy sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct CollectionSample {
@@ -217,7 +223,7 @@ impl HeapSizer {
         let speed = rate(st.gc_bytes, st.gc_secs);
         let live = s.live_bytes;
         let target = self.target_for(live, g, speed);
-        let allowance = target.saturating_sub(live).max(MIN_ALLOWANCE);
+        let allowance = allowance_for(target, live);
         self.target.store(target, Relaxed);
         self.allowance.store(allowance, Relaxed);
         st.cpu_at_end = s.cpu_at_end;
@@ -265,7 +271,7 @@ impl HeapSizer {
         st.minor_allocated += allocated;
         st.minor_cpu += cpu_at_end.saturating_sub(cpu_at_start);
         let target = self.target.load(Relaxed);
-        let allowance = target.saturating_sub(live).max(MIN_ALLOWANCE);
+        let allowance = allowance_for(target, live);
         self.allowance.store(allowance, Relaxed);
         let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
         let (g, speed) = (
@@ -283,7 +289,7 @@ impl HeapSizer {
         if self.target.load(Relaxed) > max || self.policy == HeapPolicy::Fixed {
             let live = self.state.lock().last.map_or(0, |d| d.live_bytes);
             self.target.store(max, Relaxed);
-            let allowance = max.saturating_sub(live).max(MIN_ALLOWANCE);
+            let allowance = allowance_for(max, live);
             self.allowance.store(allowance, Relaxed);
         }
     }

@@ -28,9 +28,9 @@
 //! or queued), and committing never takes it past `max_pages` either:
 //! committing clean pages first decommits queued dirty ones. (Lowering
 //! `max_pages` below what is in use or committed refuses requests until
-//! pages are released; it takes nothing away.) When the heap shrinks, [`PageResource::trim`] decommits queued
-//! pages beyond what its caller keeps (the heap target's room, see
-//! `HeapCore::trim_step`), so RSS falls.
+//! pages are released; it takes nothing away.) When the heap shrinks,
+//! [`PageResource::trim`] decommits queued pages beyond what its caller
+//! keeps (the heap target's room, see `HeapCore::trim_step`), so RSS falls.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::Relaxed;
