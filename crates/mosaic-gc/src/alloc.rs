@@ -97,6 +97,34 @@ pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
     p.cast()
 }
 
+/// The built-in kinds by bdwgc's number, for [`alloc_builtin`].
+const ATOMIC: u8 = 0;
+const NORMAL: u8 = 1;
+
+/// [`alloc`] for a built-in collectable kind known at compile time (`K`:
+/// [`NORMAL`] or [`ATOMIC`]), the entry points `GC_malloc` and
+/// `GC_malloc_atomic` use: the kind is a constant in every frame, so the
+/// fast path is the thread's state, the class lookup and the bump, with
+/// no dispatch on the kind and no call but the thread-local's.
+#[inline(always)]
+fn alloc_builtin<const K: u8>(n: usize) -> *mut c_void {
+    let kind = if K == ATOMIC {
+        Kind::Atomic
+    } else {
+        Kind::Normal
+    };
+    let size = with_extra_byte(n);
+    let p = with_mutator(|m| match m.alloc_with(size, kind.flags()) {
+        Ok(o) => o.as_ptr(),
+        Err(_) => std::ptr::null_mut(),
+    });
+    if p.is_null() {
+        return out_of_memory(n);
+    }
+    crate::finalize::after_allocation();
+    p.cast()
+}
+
 /// Calls the OOM function (from a C frame: a C++ exception thrown there
 /// must not unwind through Rust frames, so it is called last, with nothing
 /// of ours to clean up, from an `extern "C-unwind"` function).
@@ -160,12 +188,12 @@ pub fn usable_size(obj: ObjRef) -> usize {
 
 #[no_mangle]
 pub extern "C" fn GC_malloc(n: usize) -> *mut c_void {
-    alloc(n, Kind::Normal)
+    alloc_builtin::<NORMAL>(n)
 }
 
 #[no_mangle]
 pub extern "C" fn GC_malloc_atomic(n: usize) -> *mut c_void {
-    alloc(n, Kind::Atomic)
+    alloc_builtin::<ATOMIC>(n)
 }
 
 #[no_mangle]

@@ -66,6 +66,14 @@ pub const fn context_flags(ctx: usize) -> AllocFlags {
     }
 }
 
+/// [`context_flags`] of `context(class, flags)`, for any class: what the
+/// runs an allocation with `flags` comes from give their slots. A constant
+/// when `flags` is one (the fast path then tests nothing for them).
+#[inline(always)]
+pub const fn run_flags(flags: AllocFlags) -> AllocFlags {
+    context_flags(context(0, flags))
+}
+
 /// A mutator's allocation context: one current page and run per pool and
 /// kind of run (zeroed; not cleared and pointer-free; zeroed and
 /// conservative). A fixed array indexed by `context % CONTEXTS`, so the

@@ -16,4 +16,4 @@
 
 mod local;
 
-pub use local::{context, context_flags, LocalAllocator, LocalFlusher, LocalPool};
+pub use local::{context, run_flags, LocalAllocator, LocalFlusher, LocalPool};

@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 
-use crate::alloc::{context, context_flags, LocalAllocator, LocalFlusher};
+use crate::alloc::{context, run_flags, LocalAllocator, LocalFlusher};
 use crate::collect::{inside_callback, GcReason, LogBuffer, Root, RootTable, Timeline};
 use crate::embedder::Embedder;
 use crate::error::Error;
@@ -338,7 +338,7 @@ impl<E: Embedder> Mutator<E> {
     fn bump(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
         let ctx = context(class, flags);
         let p = self.local.bump(ctx)?;
-        let rest = flags.without(context_flags(ctx));
+        let rest = flags.without(run_flags(flags));
         if !rest.is_empty() {
             self.heap.core.set_small_flags(p, rest);
         }
