@@ -70,7 +70,7 @@ impl Runtime {
             Runtime::Mosaic => "stop-the-world pauses (Stats.pauses) plus the lazy sweep steps allocations took (Stats.sweep_steps)",
             Runtime::MosaicC => "mark_time_ns + sweep_time_ns of mosaic_heap_stats: every collection's marking and all sweeping, in pauses and in allocations",
             Runtime::Boehm => "each collection from GC_EVENT_START to GC_EVENT_END: stopped-world marking plus its finish under the allocator lock; lazy sweeping inside allocations not counted",
-            Runtime::BoehmOnMosaic => "not reported (0): Mosaic's libgc.so.1 accepts GC_set_on_collection_event but never calls it; GCs = GC_get_gc_no(), Mosaic's collection count",
+            Runtime::BoehmOnMosaic => "as for boehm, by the same code in the same binary: each collection from GC_EVENT_START (before the world stops) to GC_EVENT_END (after it restarts); lazy sweeping inside allocations not counted",
             Runtime::Java => "GarbageCollectorMXBean.getCollectionTime() over the reported run: young and full collection pauses in whole ms; in JDK 17, G1's remark/cleanup pauses and concurrent marking not counted",
             Runtime::Go => "MemStats.PauseTotalNs over the run: stop-the-world phases only; concurrent marking (on other cores), mark assists and sweeping not counted",
             Runtime::OCaml => "not reported; GCs = minor + major collections",
@@ -82,12 +82,10 @@ impl Runtime {
     pub fn pauses(self) -> &'static str {
         match self {
             Runtime::Mosaic => "every stop-the-world pause, ns clock",
-            Runtime::Boehm => "the GC ms intervals, one per collection",
+            Runtime::Boehm | Runtime::BoehmOnMosaic => "the GC ms intervals, one per collection",
             Runtime::Java => "GC notification durations of the reported run, whole ms",
             Runtime::Go => "the last 256 (at most) stop-the-world pauses of the run",
-            Runtime::OCaml | Runtime::Manual | Runtime::MosaicC | Runtime::BoehmOnMosaic => {
-                "not reported"
-            }
+            Runtime::OCaml | Runtime::Manual | Runtime::MosaicC => "not reported",
         }
     }
 }

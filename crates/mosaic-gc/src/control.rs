@@ -227,10 +227,11 @@ pub extern "C" fn GC_is_marked(p: *const c_void) -> c_int {
     }
 }
 
-/// Stops every other registered thread until `GC_start_world_external`.
+/// Stops every other registered thread until `GC_start_world_external`
+/// (without the safepoint on the way out: this thread holds the pause).
 #[no_mangle]
 pub extern "C" fn GC_stop_world_external() {
-    with_mutator(|m| m.stop_world());
+    crate::events::not_collecting(|| crate::threads::with_mutator_no_stop(|m| m.stop_world()));
 }
 
 #[no_mangle]
@@ -687,18 +688,6 @@ pub extern "C" fn GC_set_log_fd(_fd: c_int) {}
 #[no_mangle]
 pub extern "C" fn GC_abort_on_oom() {
     abort_with("mosaic-gc: out of memory");
-}
-#[no_mangle]
-pub extern "C" fn GC_set_on_collection_event(_f: *const c_void) {}
-#[no_mangle]
-pub extern "C" fn GC_get_on_collection_event() -> *const c_void {
-    std::ptr::null()
-}
-#[no_mangle]
-pub extern "C" fn GC_set_on_thread_event(_f: *const c_void) {}
-#[no_mangle]
-pub extern "C" fn GC_get_on_thread_event() -> *const c_void {
-    std::ptr::null()
 }
 #[no_mangle]
 pub extern "C" fn GC_set_await_finalize_proc(_f: *const c_void) {}

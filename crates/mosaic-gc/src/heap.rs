@@ -205,7 +205,9 @@ fn on_event(e: &GcEvent) {
         } => {
             crate::control::collection_started(*allocated_bytes);
             crate::disclaim::collection_started();
+            crate::events::marking();
         }
+        GcEvent::MarkEnd { .. } => crate::events::marked(),
         GcEvent::CollectionEnd {
             number,
             live_bytes,
@@ -213,6 +215,7 @@ fn on_event(e: &GcEvent) {
             pause,
             ..
         } => {
+            crate::events::restarting();
             crate::data::set_gc_no(*number);
             crate::alloc::EXPLICITLY_FREED.store(0, Relaxed);
             if PRINT_STATS.load(Relaxed) {

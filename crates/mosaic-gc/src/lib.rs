@@ -65,6 +65,7 @@ static CONFIGURE_ALLOCATOR: extern "C" fn() = configure_allocator;
 mod data;
 mod debug;
 mod disclaim;
+mod events;
 mod finalize;
 mod heap;
 mod kinds;

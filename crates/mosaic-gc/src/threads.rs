@@ -121,6 +121,7 @@ pub fn install(heap: &GcHeap) {
         }
     }
     heap.set_stop_hook(Some(Box::new(stop_others)));
+    heap.set_resume_hook(Some(Box::new(crate::events::resumed)));
     // SAFETY: plain functions; see `fork_prepare`.
     unsafe { libc::pthread_atfork(Some(auto_prepare), Some(auto_parent), Some(auto_child)) };
 }
@@ -159,7 +160,9 @@ fn stop_others() {
     // loader's lock), once per pause: on a retry some threads are
     // stopped already.
     let pause = heap().stop_sequence();
-    if REFRESHED_FOR.swap(pause, SeqCst) != pause {
+    let first = REFRESHED_FOR.swap(pause, SeqCst) != pause;
+    if first {
+        crate::events::before_stop();
         crate::control::run_start_callback();
         crate::roots::refresh();
     }
@@ -174,8 +177,11 @@ fn stop_others() {
         }
         // SAFETY: a registered thread has not exited (it leaves the registry
         // first).
-        if unsafe { libc::pthread_equal(e.0, me) } == 0 {
-            unsafe { libc::pthread_kill(e.0, SIG_SUSPEND) };
+        if unsafe { libc::pthread_equal(e.0, me) } == 0
+            && unsafe { libc::pthread_kill(e.0, SIG_SUSPEND) } == 0
+            && first
+        {
+            crate::events::suspended(e.0);
         }
     }
 }
@@ -564,7 +570,7 @@ pub fn fork_prepare() {
     let ts = current();
     std::mem::forget(InGc::enter());
     // SAFETY: this thread's own state.
-    unsafe { &mut *ts }.mutator.prepare_fork();
+    crate::events::not_collecting(|| unsafe { &mut *ts }.mutator.prepare_fork());
     std::mem::forget(REGISTRY.lock());
 }
 
@@ -607,6 +613,7 @@ pub fn fork_child() {
             e.0 = self_id;
         }
     }
+    crate::events::forget_suspended();
     st.mutator.after_fork_child();
     drop(InGc);
 }

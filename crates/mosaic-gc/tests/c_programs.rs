@@ -4,7 +4,8 @@
 //! blocked in `read` keeps its data, bad input gets bdwgc's answers,
 //! finalizers and disappearing links behave as bdwgc documents, a collection
 //! never waits for a malloc lock a stopped thread holds, `GC_set_max_heap_size`
-//! works after `GC_INIT`. (bdwgc's own
+//! works after `GC_INIT`, collection and thread events come in bdwgc's
+//! order. (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
 //! Without the header the tests say so and pass (`.ci/run` installs it).
@@ -161,4 +162,12 @@ fn the_maximum_heap_size_changes_after_init() {
         return;
     }
     all_ok(&run_c("max_heap_size"), 2);
+}
+
+#[test]
+fn collection_and_thread_events_in_bdwgc_order() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("events"), 5);
 }

@@ -220,3 +220,52 @@ fn a_thread_that_put_the_signal_off_is_asked_again() {
     );
     h.set_stop_hook(None);
 }
+
+#[test]
+fn the_resume_hook_runs_once_per_pause_after_the_world_restarts() {
+    let h = heap(small_config());
+    let stops = Arc::new(AtomicUsize::new(0));
+    let resumes = Arc::new(AtomicUsize::new(0));
+    let running_at_resume = Arc::new(AtomicUsize::new(0));
+    {
+        let stops = stops.clone();
+        h.set_stop_hook(Some(Box::new(move || {
+            stops.fetch_add(1, SeqCst);
+        })));
+    }
+    {
+        let (resumes, running, h2) = (resumes.clone(), running_at_resume.clone(), h.clone());
+        h.set_resume_hook(Some(Box::new(move || {
+            resumes.fetch_add(1, SeqCst);
+            // Even: no pause is on any more.
+            if h2.stop_sequence() % 2 == 0 {
+                running.fetch_add(1, SeqCst);
+            }
+        })));
+    }
+    let mut m = h.mutator().unwrap();
+    let keep = build(&mut m, 200);
+    let root = m.root(keep).unwrap();
+    for _ in 0..5 {
+        m.collect();
+    }
+    // A stop that is not a collection's gets the hook too.
+    m.stop_world();
+    m.resume_world();
+    assert_eq!(stops.load(SeqCst), 6, "one stop hook call per pause");
+    assert_eq!(resumes.load(SeqCst), 6, "one resume hook call per pause");
+    assert_eq!(
+        running_at_resume.load(SeqCst),
+        6,
+        "the resume hook ran after the world restarted"
+    );
+    // A panicking resume hook: the panic comes out of the collection, the
+    // world runs, and the heap goes on.
+    h.set_resume_hook(Some(Box::new(|| panic!("resume hook"))));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| m.collect()));
+    assert!(r.is_err(), "the hook's panic comes out of the collection");
+    h.set_resume_hook(None);
+    m.collect();
+    assert_eq!(sum_ids(root.get().unwrap()), 200 * 201 / 2);
+    h.set_stop_hook(None);
+}

@@ -74,6 +74,20 @@ impl<E: Embedder> Heap<E> {
             .world
             .set_stop_hook(hook.map(|h| Arc::from(h) as crate::sched::StopHook));
     }
+
+    /// Installs (or removes, with `None`) the function the thread that
+    /// stopped the world calls once every mutator runs again, after each
+    /// pause (a collection's, or [`Mutator::stop_world`]'s), without any
+    /// lock of the heap held: the counterpart of the stop hook, for an
+    /// embedder that reports the end of a pause after the world restarted
+    /// (the drop-in's `GC_EVENT_POST_START_WORLD` and `GC_EVENT_END`). The
+    /// caller is still inside the heap call that paused; the hook must not
+    /// allocate or collect.
+    pub fn set_resume_hook(&self, hook: Option<Box<dyn Fn() + Send + Sync>>) {
+        self.inner
+            .world
+            .set_resume_hook(hook.map(|h| Arc::from(h) as crate::sched::StopHook));
+    }
 }
 
 impl<E: Embedder> Mutator<E> {

@@ -73,6 +73,8 @@ pub struct World {
     signal_parked: AtomicU64,
     /// Called by a collector once it has requested a pause (see the module docs).
     stop_hook: parking_lot::RwLock<Option<StopHook>>,
+    /// Called by the collector once the world runs again.
+    resume_hook: parking_lot::RwLock<Option<StopHook>>,
 }
 
 /// Sends the stop signal to the threads that do not poll (see
@@ -129,6 +131,7 @@ impl World {
             stop_seq: AtomicU32::new(0),
             signal_parked: AtomicU64::new(0),
             stop_hook: parking_lot::RwLock::new(None),
+            resume_hook: parking_lot::RwLock::new(None),
         }
     }
 
@@ -139,6 +142,14 @@ impl World {
     /// own thread and threads in blocking regions.
     pub fn set_stop_hook(&self, hook: Option<StopHook>) {
         *self.stop_hook.write() = hook;
+    }
+
+    /// Installs the function the thread that stopped the world calls after
+    /// [`World::resume`] has woken every mutator, without any lock of the
+    /// world held (the counterpart of the stop hook: an embedder's "world
+    /// started" notice).
+    pub fn set_resume_hook(&self, hook: Option<StopHook>) {
+        *self.resume_hook.write() = hook;
     }
 
     /// Parks the calling thread's mutator from inside a signal handler until
@@ -392,6 +403,17 @@ impl World {
         self.cv.notify_all();
         drop(s);
         super::futex::wake_all(&self.stop_seq);
+        let hook = self.resume_hook.read().clone();
+        if let Some(hook) = hook {
+            // The world is consistent again: a panic goes on from here,
+            // unless one is unwinding already (a panic during a pause).
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook()));
+            if let Err(e) = r {
+                if !std::thread::panicking() {
+                    std::panic::resume_unwind(e);
+                }
+            }
+        }
     }
 
     /// In a child after `fork`: removes the parent's threads still queued on
