@@ -189,10 +189,18 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                 }
             }
             // A conservative object is queued with its low bit set (objects
-            // are 16-byte aligned): draining scans its words instead of
-            // calling `trace`, without looking its page up again.
-            self.stack
-                .push(start | (usize::from(d.conservative.get(slot)) * CONSERVATIVE_TAG));
+            // are 16-byte aligned) and its size in the high bits: draining
+            // scans its words instead of calling `trace`, without looking
+            // its page up again.
+            let entry = if d.conservative.get(slot) {
+                // (A large object's entry carries no size: its pages end
+                // after its bytes, which are looked up when it is scanned.)
+                let sized = self.sized_entries() && matches!(d.kind(), PageKind::Small);
+                conservative_entry(start, if sized { size } else { 0 })
+            } else {
+                start
+            };
+            self.stack.push(entry);
         }
         Some(start)
     }
@@ -217,7 +225,11 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         loop {
             while len < PREFETCH_DISTANCE {
                 let Some(obj) = self.stack.pop() else { break };
-                prefetch(obj);
+                prefetch(if self.sized_entries() {
+                    obj & ENTRY_ADDR
+                } else {
+                    obj
+                });
                 fifo[(head + len) % PREFETCH_DISTANCE] = obj;
                 len += 1;
             }
@@ -228,7 +240,24 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             head = (head + 1) % PREFETCH_DISTANCE;
             len -= 1;
             if obj & CONSERVATIVE_TAG != 0 {
-                self.scan_conservative(obj & !CONSERVATIVE_TAG);
+                let words = if self.sized_entries() {
+                    obj >> ENTRY_SIZE_SHIFT
+                } else {
+                    0
+                };
+                if words == 0 {
+                    self.scan_conservative(obj & !CONSERVATIVE_TAG);
+                } else {
+                    let start = obj & ENTRY_ADDR & !CONSERVATIVE_TAG;
+                    // SAFETY: the entry was made by `mark` from an allocated
+                    // (now marked) slot of `words` words at `start`.
+                    unsafe {
+                        self.visit_ambiguous_range(
+                            start as *const usize,
+                            (start + (words << 3)) as *const usize,
+                        )
+                    }
+                }
             } else {
                 embedder.trace(ObjRef::from_heap_addr(obj), self);
             }
@@ -237,6 +266,13 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                 share(&mut self.stack);
             }
         }
+    }
+
+    /// Whether conservative entries carry their size: the whole heap lies
+    /// below 2^48, so an entry's high bits are free.
+    #[inline(always)]
+    fn sized_entries(&self) -> bool {
+        self.base.saturating_add(self.capacity) <= 1 << ENTRY_SIZE_SHIFT
     }
 
     /// Lends the mark stack (objects marked, not yet traced) to `f`.
@@ -262,6 +298,27 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
 
 /// The low bit of a mark stack entry: the object is scanned conservatively.
 const CONSERVATIVE_TAG: usize = 1;
+
+/// A conservative entry's size in words sits above this bit (0: look the
+/// object up: a large object). Only when the heap lies below 2^48
+/// (`Marker::sized_entries`); otherwise every entry is looked up.
+const ENTRY_SIZE_SHIFT: u32 = 48;
+
+/// The address bits of a mark stack entry.
+const ENTRY_ADDR: usize = (1 << ENTRY_SIZE_SHIFT) - 1;
+
+/// The mark stack entry of a conservative object of `size` bytes at
+/// `start`: tagged, with its size in words when it fits (`size` 0: not
+/// given). `start` is below 2^48 when a size is given.
+#[inline(always)]
+fn conservative_entry(start: usize, size: usize) -> usize {
+    let words = size >> 3;
+    if start & !ENTRY_ADDR == 0 && words >> (usize::BITS - ENTRY_SIZE_SHIFT) == 0 {
+        start | words << ENTRY_SIZE_SHIFT | CONSERVATIVE_TAG
+    } else {
+        start | CONSERVATIVE_TAG
+    }
+}
 
 /// The end of `obj`'s slot (or large object) if it is an object allocated
 /// `CONSERVATIVE` and not `NO_POINTERS`.
@@ -325,5 +382,22 @@ impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
                 self.pins.push(start);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_conservative_entry_carries_its_size_when_it_fits() {
+        let start = 0x7f12_3456_7890;
+        let e = conservative_entry(start, 48);
+        assert_eq!(e & CONSERVATIVE_TAG, CONSERVATIVE_TAG);
+        assert_eq!(e & ENTRY_ADDR & !CONSERVATIVE_TAG, start);
+        assert_eq!(e >> ENTRY_SIZE_SHIFT, 6);
+        // Not given, or too large: looked up.
+        assert_eq!(conservative_entry(start, 0), start | CONSERVATIVE_TAG);
+        assert_eq!(conservative_entry(start, 1 << 20), start | CONSERVATIVE_TAG);
     }
 }
