@@ -377,6 +377,30 @@ impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
     }
 
     fn visit_ambiguous(&mut self, word: usize) {
+        self.mark_ambiguous(word);
+    }
+
+    /// The same loop as the trait's, with the marking inlined: a
+    /// conservative object's words (every drop-in object's) come through
+    /// here, so a call per word would cost more than most words' check.
+    unsafe fn visit_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
+        let mut p = start;
+        while p < end {
+            // SAFETY: inside the readable, aligned range the caller vouches
+            // for (read_word: a load the sanitizers do not instrument).
+            let word = unsafe { crate::os::stack::read_word(p) };
+            self.mark_ambiguous(word);
+            // SAFETY: stays within (or one past) the range.
+            p = unsafe { p.add(1) };
+        }
+    }
+}
+
+impl<const WATCH: bool> Marker<'_, WATCH> {
+    /// Marks what an ambiguous word points into, pinning it if the
+    /// collection may compact.
+    #[inline(always)]
+    fn mark_ambiguous(&mut self, word: usize) {
         if let Some(start) = self.mark(word) {
             if self.record_pins {
                 self.pins.push(start);
