@@ -123,6 +123,11 @@ pub fn config() -> Config {
         // C threads may legitimately run long between our calls; the
         // stop signal reaches them anyway.
         stall_warning_ms: 10_000,
+        // bdwgc's programs expect bdwgc's footprint: the adaptive policy's
+        // headroom at most twice the live bytes (the core's default, 3,
+        // measured 1.26-1.36x the real library's peak RSS on Guile; 2 is
+        // 0.96-1.12x at the same time; BENCHMARKS.md).
+        headroom_max: 2.0,
         ..Config::default()
     };
     if let Some(n) = env_bytes("GC_MAXIMUM_HEAP_SIZE") {
@@ -183,6 +188,11 @@ fn create() -> GcHeap {
     if std::env::var_os("GC_PRINT_STATS").is_some() {
         PRINT_STATS.store(true, Relaxed);
     }
+    if heap.config().trace.is_some() {
+        // The heap is never dropped: write the timeline at exit.
+        // SAFETY: a plain function with no arguments.
+        unsafe { libc::atexit(write_trace_at_exit) };
+    }
     heap.set_collection_gate(Some(Box::new(collections_allowed)));
     heap.set_event_listener(Some(Box::new(on_event)));
     heap.set_finalizer_notifier(Some(Box::new(crate::finalize::notified)));
@@ -191,6 +201,15 @@ fn create() -> GcHeap {
     crate::data::set_plausible_bounds(r.start, r.end);
     crate::threads::install(&heap);
     heap
+}
+
+/// `MOSAIC_TRACE`: the timeline, written when the program exits.
+extern "C" fn write_trace_at_exit() {
+    if let Some(h) = heap_if_created() {
+        if let Err(e) = h.write_trace() {
+            crate::control::warn(&format!("mosaic-gc: cannot write the trace: {e}\n"));
+        }
+    }
 }
 
 /// Whether a collection the allocation rate made due may start now.

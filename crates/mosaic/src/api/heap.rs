@@ -241,6 +241,17 @@ impl<E: Embedder> Heap<E> {
         super::stats::Counters::collect(&self.inner.core)
     }
 
+    /// Writes the pause timeline (`Config::trace`, `MOSAIC_TRACE`) now, as
+    /// dropping the heap does: for a heap that lives until the process
+    /// exits (the drop-in writes it from an `atexit` handler). `Ok(false)`
+    /// when no timeline was asked for.
+    pub fn write_trace(&self) -> std::io::Result<bool> {
+        match &self.inner.core.timeline {
+            Some(t) => t.write().map(|()| true),
+            None => Ok(false),
+        }
+    }
+
     /// Sets the function called with every GC event (see [`GcEvent`] for
     /// where and when each is emitted); `None` removes it. The listener must
     /// not allocate in the heap or collect (refused with
