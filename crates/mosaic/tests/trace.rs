@@ -138,3 +138,29 @@ fn an_unwritable_trace_path_is_reported_not_fatal() {
     drop(m);
     drop(heap);
 }
+
+#[test]
+fn write_trace_writes_the_timeline_while_the_heap_lives() {
+    let path = std::env::temp_dir().join(format!("mosaic-trace-now-{}.json", std::process::id()));
+    let h = heap(Config {
+        trace: Some(path.clone()),
+        ..small_config()
+    });
+    let mut m = h.mutator().unwrap();
+    for _ in 0..3 {
+        m.collect();
+    }
+    assert!(h.write_trace().unwrap(), "a timeline was asked for");
+    let (_, spans) = read(&path);
+    assert_eq!(
+        spans["pause"].len(),
+        3,
+        "one pause span per collection so far"
+    );
+    drop(m);
+    drop(h);
+    let _ = std::fs::remove_file(&path);
+    // Without a timeline there is nothing to write.
+    let h = heap(small_config());
+    assert!(!h.write_trace().unwrap());
+}
