@@ -249,9 +249,12 @@ pub unsafe extern "C" fn GC_enumerate_reachable_objects_inner(
     data: *mut c_void,
 ) {
     let Some(f) = proc_ else { return };
-    with_mutator(|m| {
-        // SAFETY: the program's function with bdwgc's arguments.
-        m.for_each_object(|o, size| unsafe { f(o.as_ptr().cast(), size, data) })
+    // bdwgc walks its heap under the allocation lock, sending no events.
+    crate::events::silent(|| {
+        with_mutator(|m| {
+            // SAFETY: the program's function with bdwgc's arguments.
+            m.for_each_object(|o, size| unsafe { f(o.as_ptr().cast(), size, data) })
+        })
     });
 }
 

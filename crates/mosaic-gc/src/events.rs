@@ -10,13 +10,18 @@
 //! in allocations, so the reclaim pair brackets nothing, as bdwgc's does
 //! with lazy sweeping on. The thread callback gets `THREAD_SUSPENDED` for
 //! each thread a pause signalled and `THREAD_UNSUSPENDED` for the same
-//! threads after it, for every stop of the world (`GC_stop_world_external`
-//! and `fork` included, which send no collection events, as in bdwgc).
+//! threads after it (not for a thread held by `GC_suspend_thread`, as
+//! bdwgc skips it), for every stop of the world: `GC_stop_world_external`
+//! sends thread events but no collection events, as in bdwgc; stops bdwgc
+//! makes without stopping the world (`fork`, enumerating the heap's
+//! objects) send none.
 //!
 //! Invariant: only the thread that stopped the world sends events, between
-//! its stop hook and its resume hook, so `STATE` and `SUSPENDED` are
-//! touched by one thread at a time. Callbacks are the program's and must
-//! not allocate (bdwgc calls them holding its allocation lock).
+//! its stop hook and its resume hook, and the core starts no pause until
+//! the previous one's resume hook has returned, so `STATE` and `SUSPENDED`
+//! are touched by one thread at a time and the program's callbacks never
+//! run on two threads at once. Callbacks are the program's and must not
+//! allocate (bdwgc calls them holding its allocation lock).
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
@@ -61,10 +66,16 @@ const RESTARTING: u8 = 3;
 /// The threads this pause signalled (`THREAD_UNSUSPENDED` goes to them).
 static SUSPENDED: Mutex<Vec<libc::pthread_t>> = Mutex::new(Vec::new());
 
+/// What the pause this thread starts sends: everything (a collection's).
+const ALL: u8 = 0;
+/// Thread events only (`GC_stop_world_external`).
+const THREADS_ONLY: u8 = 1;
+/// Nothing (a stop bdwgc makes without stopping the world).
+const NONE: u8 = 2;
+
 thread_local! {
-    /// This thread is stopping the world without collecting
-    /// (`GC_stop_world_external`, `fork`).
-    static NOT_COLLECTING: Cell<bool> = const { Cell::new(false) };
+    /// Which events the pause this thread starts sends.
+    static SENDS: Cell<u8> = const { Cell::new(ALL) };
 }
 
 fn send(e: c_int) {
@@ -86,18 +97,29 @@ fn send_thread(e: c_int, t: libc::pthread_t) {
     }
 }
 
-/// Runs `f` (which stops the world) as a stop that is not a collection.
-pub fn not_collecting<R>(f: impl FnOnce() -> R) -> R {
-    NOT_COLLECTING.with(|c| c.set(true));
+fn sending<R>(what: u8, f: impl FnOnce() -> R) -> R {
+    let before = SENDS.with(|c| c.replace(what));
     let r = f();
-    NOT_COLLECTING.with(|c| c.set(false));
+    SENDS.with(|c| c.set(before));
     r
+}
+
+/// Runs `f` (which stops the world) as a stop that is not a collection:
+/// thread events only.
+pub fn not_collecting<R>(f: impl FnOnce() -> R) -> R {
+    sending(THREADS_ONLY, f)
+}
+
+/// Runs `f` (which stops the world) sending no events: bdwgc does the
+/// same without stopping the world.
+pub fn silent<R>(f: impl FnOnce() -> R) -> R {
+    sending(NONE, f)
 }
 
 /// The stop hook's first call for a pause, before any thread is signalled.
 pub fn before_stop() {
     SUSPENDED.lock().clear();
-    if !NOT_COLLECTING.with(Cell::get) {
+    if SENDS.with(Cell::get) == ALL {
         STATE.store(STOPPING, Relaxed);
         send(START);
         send(PRE_STOP_WORLD);
@@ -106,7 +128,7 @@ pub fn before_stop() {
 
 /// The stop hook signalled `t` (its first signal of the pause).
 pub fn suspended(t: libc::pthread_t) {
-    if ON_THREAD.load(Relaxed) != 0 {
+    if ON_THREAD.load(Relaxed) != 0 && SENDS.with(Cell::get) != NONE {
         SUSPENDED.lock().push(t);
         send_thread(THREAD_SUSPENDED, t);
     }
@@ -116,7 +138,7 @@ pub fn suspended(t: libc::pthread_t) {
 /// `CollectionStart`).
 pub fn marking() {
     if STATE.load(Relaxed) == IDLE {
-        // A pause the stop hook did not see begin (none installed yet).
+        // A collection inside a stop that said it would not collect.
         send(START);
         send(PRE_STOP_WORLD);
     }
@@ -145,8 +167,9 @@ pub fn resumed() {
     match STATE.swap(IDLE, Relaxed) {
         IDLE => {}
         STOPPING => {
-            // The pause collected nothing (another thread's collection had
-            // just ended): close the sequence.
+            // The pause collected nothing (another thread's collection
+            // ended between the caller's look and its stop; rare, since
+            // the core checks first): close the sequence.
             send(POST_STOP_WORLD);
             send(PRE_START_WORLD);
             send(POST_START_WORLD);

@@ -189,9 +189,14 @@ fn create() -> GcHeap {
         PRINT_STATS.store(true, Relaxed);
     }
     if heap.config().trace.is_some() {
-        // The heap is never dropped: write the timeline at exit.
-        // SAFETY: a plain function with no arguments.
-        unsafe { libc::atexit(write_trace_at_exit) };
+        // The heap is never dropped: write the timeline at exit (in this
+        // process, not in a child `fork` made).
+        // SAFETY: getpid has no preconditions; atexit takes a plain
+        // function with no arguments.
+        unsafe {
+            TRACE_PID.store(libc::getpid(), Relaxed);
+            libc::atexit(write_trace_at_exit);
+        }
     }
     heap.set_collection_gate(Some(Box::new(collections_allowed)));
     heap.set_event_listener(Some(Box::new(on_event)));
@@ -203,10 +208,19 @@ fn create() -> GcHeap {
     heap
 }
 
-/// `MOSAIC_TRACE`: the timeline, written when the program exits.
+/// The process that asked for the timeline.
+static TRACE_PID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// `MOSAIC_TRACE`: the timeline, written when the program exits, with the
+/// stop signal deferred (a thread stopped while it held the timeline's
+/// lock would hold up the next pause).
 extern "C" fn write_trace_at_exit() {
+    // SAFETY: getpid has no preconditions.
+    if TRACE_PID.load(Relaxed) != unsafe { libc::getpid() } {
+        return;
+    }
     if let Some(h) = heap_if_created() {
-        if let Err(e) = h.write_trace() {
+        if let Err(e) = crate::threads::guarded(|| h.write_trace()) {
             crate::control::warn(&format!("mosaic-gc: cannot write the trace: {e}\n"));
         }
     }

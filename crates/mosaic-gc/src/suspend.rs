@@ -81,6 +81,11 @@ impl SuspendState {
         self.blocking.store(on, SeqCst);
     }
 
+    /// The thread is held by `GC_suspend_thread`.
+    pub fn is_suspended(&self) -> bool {
+        self.suspended.load(SeqCst)
+    }
+
     /// The thread is inside a blocking region (detached: no signal needed).
     pub fn is_blocking(&self) -> bool {
         self.blocking.load(SeqCst)

@@ -180,6 +180,8 @@ fn stop_others() {
         if unsafe { libc::pthread_equal(e.0, me) } == 0
             && unsafe { libc::pthread_kill(e.0, SIG_SUSPEND) } == 0
             && first
+            // SAFETY: as above.
+            && !unsafe { &*e.1 }.suspend.is_suspended()
         {
             crate::events::suspended(e.0);
         }
@@ -570,7 +572,7 @@ pub fn fork_prepare() {
     let ts = current();
     std::mem::forget(InGc::enter());
     // SAFETY: this thread's own state.
-    crate::events::not_collecting(|| unsafe { &mut *ts }.mutator.prepare_fork());
+    crate::events::silent(|| unsafe { &mut *ts }.mutator.prepare_fork());
     std::mem::forget(REGISTRY.lock());
 }
 

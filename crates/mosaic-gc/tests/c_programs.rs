@@ -169,5 +169,5 @@ fn collection_and_thread_events_in_bdwgc_order() {
     if header_missing() {
         return;
     }
-    all_ok(&run_c("events"), 5);
+    all_ok(&run_c("events"), 6);
 }

@@ -269,3 +269,54 @@ fn the_resume_hook_runs_once_per_pause_after_the_world_restarts() {
     assert_eq!(sum_ids(root.get().unwrap()), 200 * 201 / 2);
     h.set_stop_hook(None);
 }
+
+#[test]
+fn no_pause_starts_while_the_last_ones_resume_hook_runs() {
+    let h = heap(small_config());
+    let in_hook = Arc::new(AtomicBool::new(false));
+    let overlaps = Arc::new(AtomicUsize::new(0));
+    let hooks = Arc::new(AtomicUsize::new(0));
+    {
+        let (in_hook, overlaps) = (in_hook.clone(), overlaps.clone());
+        h.set_stop_hook(Some(Box::new(move || {
+            if in_hook.load(SeqCst) {
+                overlaps.fetch_add(1, SeqCst);
+            }
+        })));
+    }
+    {
+        let (in_hook, hooks) = (in_hook.clone(), hooks.clone());
+        h.set_resume_hook(Some(Box::new(move || {
+            in_hook.store(true, SeqCst);
+            hooks.fetch_add(1, SeqCst);
+            // Long enough for the other thread to try to stop the world.
+            std::thread::sleep(std::time::Duration::from_micros(300));
+            in_hook.store(false, SeqCst);
+        })));
+    }
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let h = h.clone();
+            std::thread::spawn(move || {
+                let mut m = h.mutator().unwrap();
+                for _ in 0..50 {
+                    m.collect();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(
+        hooks.load(SeqCst) >= 50,
+        "the resume hook ran after the pauses"
+    );
+    assert_eq!(
+        overlaps.load(SeqCst),
+        0,
+        "a pause began while the previous one's resume hook ran"
+    );
+    h.set_resume_hook(None);
+    h.set_stop_hook(None);
+}

@@ -80,9 +80,10 @@ impl<E: Embedder> Heap<E> {
     /// pause (a collection's, or [`Mutator::stop_world`]'s), without any
     /// lock of the heap held: the counterpart of the stop hook, for an
     /// embedder that reports the end of a pause after the world restarted
-    /// (the drop-in's `GC_EVENT_POST_START_WORLD` and `GC_EVENT_END`). The
-    /// caller is still inside the heap call that paused; the hook must not
-    /// allocate or collect.
+    /// (the drop-in's `GC_EVENT_POST_START_WORLD` and `GC_EVENT_END`). No
+    /// other pause starts until it returns, so its notices never interleave
+    /// with the next pause's stop hook. The caller is still inside the heap
+    /// call that paused; the hook must not allocate or collect.
     pub fn set_resume_hook(&self, hook: Option<Box<dyn Fn() + Send + Sync>>) {
         self.inner
             .world

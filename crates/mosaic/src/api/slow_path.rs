@@ -264,6 +264,11 @@ impl<E: Embedder> Mutator<E> {
         self.ensure_attached();
         let heap = self.heap.clone();
         let core = &heap.core;
+        if seen.is_some_and(|n| n != core.counters.collections.load(Relaxed)) {
+            // Another thread collected since the caller looked: no pause
+            // (one that would collect nothing).
+            return None;
+        }
         core.sizer.add(self.local.flush(&core.table, &core.pools));
         let stop_start = Instant::now();
         let mut out = None;

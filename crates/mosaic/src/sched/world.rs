@@ -86,6 +86,9 @@ struct State {
     active: usize,
     parked: usize,
     collecting: bool,
+    /// The thread that ended the last pause runs the resume hook: no new
+    /// pause starts until it returns (the hook's notices stay in order).
+    resuming: bool,
     epoch: u64,
     next_id: MutatorId,
     mutators: BTreeMap<MutatorId, Info>,
@@ -147,7 +150,7 @@ impl World {
     /// Installs the function the thread that stopped the world calls after
     /// [`World::resume`] has woken every mutator, without any lock of the
     /// world held (the counterpart of the stop hook: an embedder's "world
-    /// started" notice).
+    /// started" notice). No other pause starts until it returns.
     pub fn set_resume_hook(&self, hook: Option<StopHook>) {
         *self.resume_hook.write() = hook;
     }
@@ -305,6 +308,9 @@ impl World {
     /// parked through that pause).
     pub fn stop(&self, id: MutatorId) -> bool {
         let mut s = self.state.lock();
+        while s.resuming && !s.collecting {
+            self.cv.wait(&mut s);
+        }
         if s.collecting {
             self.wait_out_pause(&mut s, id);
             return false;
@@ -400,14 +406,19 @@ impl World {
         self.requested.store(false, Ordering::Release);
         let seq = self.stop_seq.load(Ordering::Relaxed).wrapping_add(1);
         self.stop_seq.store(seq, Ordering::Release);
+        let hook = self.resume_hook.read().clone();
+        s.resuming = hook.is_some();
         self.cv.notify_all();
         drop(s);
         super::futex::wake_all(&self.stop_seq);
-        let hook = self.resume_hook.read().clone();
         if let Some(hook) = hook {
             // The world is consistent again: a panic goes on from here,
             // unless one is unwinding already (a panic during a pause).
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook()));
+            let mut s = self.state.lock();
+            s.resuming = false;
+            self.cv.notify_all();
+            drop(s);
             if let Err(e) = r {
                 if !std::thread::panicking() {
                     std::panic::resume_unwind(e);
