@@ -322,8 +322,11 @@ pub fn alloc_many(n: usize, kind: Kind) -> *mut c_void {
             unsafe { std::ptr::write_volatile(&mut made[count], o.addr()) };
             count += 1;
         }
+        // Linked from the last made to the first: the list hands the
+        // objects out in the order they were made (ascending addresses
+        // within a run), as a bdwgc free list does.
         let mut head: *mut c_void = std::ptr::null_mut();
-        for &o in std::hint::black_box(&made)[..count].iter() {
+        for &o in std::hint::black_box(&made)[..count].iter().rev() {
             // SAFETY: a fresh object of at least one word.
             unsafe { *(o as *mut *mut c_void) = head };
             head = o as *mut c_void;
