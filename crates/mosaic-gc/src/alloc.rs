@@ -90,39 +90,54 @@ pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
         }
         None => std::ptr::null_mut(),
     });
-    if p.is_null() {
-        return out_of_memory(n);
-    }
-    crate::finalize::after_allocation();
-    p.cast()
+    handed_out(p.cast(), n)
 }
 
-/// The built-in kinds by bdwgc's number, for [`alloc_builtin`].
-const ATOMIC: u8 = 0;
-const NORMAL: u8 = 1;
-
-/// [`alloc`] for a built-in collectable kind known at compile time (`K`:
-/// [`NORMAL`] or [`ATOMIC`]), the entry points `GC_malloc` and
-/// `GC_malloc_atomic` use: the kind is a constant in every frame, so the
-/// fast path is the thread's state, the class lookup and the bump, with
-/// no dispatch on the kind and no call but the thread-local's.
+/// `GC_malloc` (`ATOMIC` false) or `GC_malloc_atomic` (true): a bump in the
+/// thread's current run when it has room and nothing else waits for the
+/// thread; everything else in [`alloc_builtin_slow`]. No call and no stack
+/// frame on that path: the thread's state is one TLS block at a fixed
+/// offset from the thread pointer (`threads::fast_alloc`).
 #[inline(always)]
-fn alloc_builtin<const K: u8>(n: usize) -> *mut c_void {
-    let kind = if K == ATOMIC {
-        Kind::Atomic
+fn alloc_builtin<const ATOMIC: bool>(n: usize) -> *mut c_void {
+    let p = crate::threads::fast_alloc::<ATOMIC>(with_extra_byte(n));
+    if !p.is_null() && !crate::threads::stop_requested() && !crate::finalize::attention() {
+        return p;
+    }
+    alloc_builtin_slow::<ATOMIC>(n, p)
+}
+
+/// The rest of [`alloc_builtin`]: with `p` null, the allocation through
+/// the thread's mutator (registering the thread, taking a new run,
+/// collecting); then the safepoint and the finalizers due, as after every
+/// allocation call.
+#[cold]
+#[inline(never)]
+fn alloc_builtin_slow<const ATOMIC: bool>(n: usize, p: *mut c_void) -> *mut c_void {
+    let p = if p.is_null() {
+        let kind = if ATOMIC { Kind::Atomic } else { Kind::Normal };
+        let size = with_extra_byte(n);
+        with_mutator(|m| match m.alloc_with(size, kind.flags()) {
+            Ok(o) => o.as_ptr(),
+            Err(_) => std::ptr::null_mut(),
+        })
+        .cast()
     } else {
-        Kind::Normal
+        crate::threads::poll_current();
+        p
     };
-    let size = with_extra_byte(n);
-    let p = with_mutator(|m| match m.alloc_with(size, kind.flags()) {
-        Ok(o) => o.as_ptr(),
-        Err(_) => std::ptr::null_mut(),
-    });
+    handed_out(p, n)
+}
+
+/// The end of every allocation call for `n` bytes: `p`, or when it is
+/// null what the OOM function gives; queued finalizers run first.
+#[inline(always)]
+fn handed_out(p: *mut c_void, n: usize) -> *mut c_void {
     if p.is_null() {
         return out_of_memory(n);
     }
     crate::finalize::after_allocation();
-    p.cast()
+    p
 }
 
 /// Calls the OOM function (from a C frame: a C++ exception thrown there
@@ -188,12 +203,12 @@ pub fn usable_size(obj: ObjRef) -> usize {
 
 #[no_mangle]
 pub extern "C" fn GC_malloc(n: usize) -> *mut c_void {
-    alloc_builtin::<NORMAL>(n)
+    alloc_builtin::<false>(n)
 }
 
 #[no_mangle]
 pub extern "C" fn GC_malloc_atomic(n: usize) -> *mut c_void {
-    alloc_builtin::<ATOMIC>(n)
+    alloc_builtin::<true>(n)
 }
 
 #[no_mangle]
@@ -334,11 +349,7 @@ pub fn alloc_many(n: usize, kind: Kind) -> *mut c_void {
         }
         head
     });
-    if head.is_null() {
-        return out_of_memory(n);
-    }
-    crate::finalize::after_allocation();
-    head
+    handed_out(head, n)
 }
 
 #[no_mangle]

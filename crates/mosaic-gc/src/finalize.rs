@@ -55,6 +55,13 @@ pub fn notified() {
     NOTIFY.store(true, Relaxed);
 }
 
+/// Whether [`after_allocation`] may have something to do (the fast
+/// allocation path asks this first).
+#[inline(always)]
+pub fn attention() -> bool {
+    NOTIFY.load(Relaxed) || QUEUED.load(Relaxed)
+}
+
 /// At the end of an allocation (or collection) call, outside every lock,
 /// as bdwgc's `GC_notify_or_invoke_finalizers`: runs what a collection
 /// queued, or with `GC_finalize_on_demand` calls the program's notifier

@@ -5,7 +5,7 @@
 //! finalizers and disappearing links behave as bdwgc documents, a collection
 //! never waits for a malloc lock a stopped thread holds, `GC_set_max_heap_size`
 //! works after `GC_INIT`, collection and thread events come in bdwgc's
-//! order. (bdwgc's own
+//! order, and the library loaded with `dlopen` works. (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
 //! Without the header the tests say so and pass (`.ci/run` installs it).
@@ -61,6 +61,11 @@ fn run_c(name: &str) -> String {
 
 /// [`run_c`] with more environment variables.
 fn run_c_with(name: &str, env: &[(&str, &str)]) -> String {
+    run_c_linked(name, &["-lgc"], env)
+}
+
+/// [`run_c_with`], linked with `link` (instead of `-lgc`).
+fn run_c_linked(name: &str, link: &[&str], env: &[(&str, &str)]) -> String {
     let lib = lib_dir();
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -71,7 +76,7 @@ fn run_c_with(name: &str, env: &[(&str, &str)]) -> String {
         .arg(&exe)
         .arg("-L")
         .arg(&lib)
-        .arg("-lgc")
+        .args(link)
         .status()
         .expect("cc runs");
     assert!(status.success(), "compiling {} failed", src.display());
@@ -170,4 +175,12 @@ fn collection_and_thread_events_in_bdwgc_order() {
         return;
     }
     all_ok(&run_c("events"), 6);
+}
+
+#[test]
+fn loaded_with_dlopen_by_a_program_not_linked_with_it() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c_linked("dlopened", &["-ldl"], &[]), 5);
 }

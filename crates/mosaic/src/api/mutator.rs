@@ -90,6 +90,21 @@ pub struct RawFastPath {
     pub barrier_checks: bool,
 }
 
+impl RawFastPath {
+    /// The index in `buffers` of class 0's buffer for allocations with
+    /// `flags`, when a bump is all their fast path does (the runs of those
+    /// buffers give their slots every one of `flags`); class `c`'s buffer
+    /// is then at that index plus `c`. `None` for flags that also need a
+    /// side bit written per object (such allocations must call the
+    /// library).
+    pub fn bump_buffers(&self, flags: AllocFlags) -> Option<usize> {
+        flags
+            .without(run_flags(flags))
+            .is_empty()
+            .then(|| context(0, flags))
+    }
+}
+
 /// What the thread's registry knows of a mutator (see `sched/threads.rs`).
 pub(super) struct Link<E: Embedder> {
     heap: Arc<HeapInner<E>>,

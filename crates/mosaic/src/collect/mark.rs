@@ -131,7 +131,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         }
         let page = off >> PAGE_SHIFT;
         let d = self.table.desc(page);
-        let (d, slot, start, size) = match d.kind() {
+        let (d, slot, start, size, small) = match d.kind() {
             PageKind::Small => {
                 let slot = d.slot_of_offset(off & PAGE_MASK);
                 if slot >= d.slot_count() {
@@ -143,6 +143,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                     slot,
                     self.base + (page << PAGE_SHIFT) + slot * size,
                     size,
+                    true,
                 )
             }
             // A large object occupies whole pages: they are its live bytes.
@@ -151,6 +152,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                 0,
                 self.base + (page << PAGE_SHIFT),
                 d.span() << PAGE_SHIFT,
+                false,
             ),
             PageKind::LargeTail => {
                 let head = d.span();
@@ -160,6 +162,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                     0,
                     self.base + (head << PAGE_SHIFT),
                     hd.span() << PAGE_SHIFT,
+                    false,
                 )
             }
             PageKind::Free => return None,
@@ -195,7 +198,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             let entry = if d.conservative.get(slot) {
                 // (A large object's entry carries no size: its pages end
                 // after its bytes, which are looked up when it is scanned.)
-                let sized = self.sized_entries() && matches!(d.kind(), PageKind::Small);
+                let sized = self.sized_entries() && small;
                 conservative_entry(start, if sized { size } else { 0 })
             } else {
                 start
@@ -376,31 +379,11 @@ impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
         self.mark(*slot as usize);
     }
 
-    fn visit_ambiguous(&mut self, word: usize) {
-        self.mark_ambiguous(word);
-    }
-
-    /// The same loop as the trait's, with the marking inlined: a
-    /// conservative object's words (every drop-in object's) come through
-    /// here, so a call per word would cost more than most words' check.
-    unsafe fn visit_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
-        let mut p = start;
-        while p < end {
-            // SAFETY: inside the readable, aligned range the caller vouches
-            // for (read_word: a load the sanitizers do not instrument).
-            let word = unsafe { crate::os::stack::read_word(p) };
-            self.mark_ambiguous(word);
-            // SAFETY: stays within (or one past) the range.
-            p = unsafe { p.add(1) };
-        }
-    }
-}
-
-impl<const WATCH: bool> Marker<'_, WATCH> {
-    /// Marks what an ambiguous word points into, pinning it if the
-    /// collection may compact.
+    /// Inlined, so that the trait's `visit_ambiguous_range` loop (every
+    /// word of a conservative object: every drop-in object's) marks each
+    /// word without a call.
     #[inline(always)]
-    fn mark_ambiguous(&mut self, word: usize) {
+    fn visit_ambiguous(&mut self, word: usize) {
         if let Some(start) = self.mark(word) {
             if self.record_pins {
                 self.pins.push(start);
