@@ -70,7 +70,7 @@ fn request_size(n: usize, kind: Kind) -> Option<usize> {
 /// Bytes to ask Mosaic for a request of `n`.
 #[inline]
 fn with_extra_byte(n: usize) -> usize {
-    n.saturating_add(usize::from(crate::data::all_interior_pointers()))
+    n.saturating_add(crate::data::extra_byte())
 }
 
 /// Allocates `n` bytes of `kind`; on failure, the program's OOM function
@@ -197,8 +197,7 @@ pub fn kind_of(obj: ObjRef) -> Kind {
 /// extra byte).
 pub fn usable_size(obj: ObjRef) -> usize {
     let slot = heap().object_size(obj).unwrap_or(0);
-    crate::kinds::visible_size(obj, slot)
-        .saturating_sub(usize::from(crate::data::all_interior_pointers()))
+    crate::kinds::visible_size(obj, slot).saturating_sub(crate::data::extra_byte())
 }
 
 #[no_mangle]

@@ -183,7 +183,7 @@ pub extern "C" fn GC_get_size_map_at(i: c_int) -> usize {
     if i < 0 {
         return usize::MAX;
     }
-    let n = i as usize + usize::from(data::all_interior_pointers());
+    let n = i as usize + data::extra_byte();
     heap().slot_size_for(n).unwrap_or(usize::MAX)
 }
 

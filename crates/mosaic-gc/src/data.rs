@@ -11,7 +11,7 @@
 #![allow(non_upper_case_globals)]
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::Relaxed};
 
 pub type Word = usize;
 
@@ -162,7 +162,39 @@ pub fn all_interior_pointers() -> bool {
     read!(GC_all_interior_pointers: c_int) != 0
 }
 pub fn set_all_interior_pointers(v: c_int) {
-    write!(GC_all_interior_pointers: c_int = v)
+    write!(GC_all_interior_pointers: c_int = v);
+    if crate::heap::heap_if_created().is_some() {
+        take_extra_byte();
+    }
+}
+
+/// The byte every request gets with all-interior-pointers on, as the
+/// setting was when the heap was made (bdwgc reads it at `GC_init`) or
+/// last set through `GC_set_all_interior_pointers`: 0 or 1; `UNSET`
+/// before the heap exists.
+static EXTRA_BYTE: AtomicUsize = AtomicUsize::new(UNSET);
+const UNSET: usize = 2;
+
+/// Reads the setting into the allocation paths' copy (the heap's
+/// creation, and the setter afterwards).
+pub fn take_extra_byte() {
+    EXTRA_BYTE.store(usize::from(all_interior_pointers()), Relaxed);
+}
+
+/// The extra byte of every request: one load on the allocation path.
+#[inline(always)]
+pub fn extra_byte() -> usize {
+    let e = EXTRA_BYTE.load(Relaxed);
+    if e != UNSET {
+        e
+    } else {
+        extra_byte_before_init()
+    }
+}
+
+#[cold]
+fn extra_byte_before_init() -> usize {
+    usize::from(all_interior_pointers())
 }
 pub fn java_finalization() -> c_int {
     read!(GC_java_finalization: c_int)

@@ -178,6 +178,7 @@ pub fn config() -> Config {
 
 fn create() -> GcHeap {
     crate::data::init();
+    crate::data::take_extra_byte();
     let heap = match Heap::new(config(), Boehm) {
         Ok(h) => h,
         Err(e) => crate::control::abort_with(&format!("mosaic-gc: cannot create the heap: {e}")),

@@ -128,7 +128,10 @@ pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
     // which is registered while its view is in `fast`.
     let class = usize::from(unsafe { *v.class_of.add(i) });
     let buffers = if ATOMIC { v.atomic } else { v.normal };
-    l.in_gc.set(l.in_gc.get() + 1);
+    // (The depth is put back as it was, not decremented: two stores, no
+    // read-modify-write. A signal handler leaves it as it found it.)
+    let depth = l.in_gc.get();
+    l.in_gc.set(depth + 1);
     compiler_fence(SeqCst);
     // SAFETY: the mutator's buffer of that class and kind, used by this
     // thread only; no collection changes it meanwhile (signals deferred).
@@ -140,7 +143,7 @@ pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
         b.cursor = next;
     }
     compiler_fence(SeqCst);
-    l.in_gc.set(l.in_gc.get() - 1);
+    l.in_gc.set(depth);
     if ok {
         p as *mut c_void
     } else {

@@ -130,13 +130,17 @@ fn conservative_holder(m: &mut TestMutator, n: u64, flagged: bool) -> (ObjRef, V
 
 #[test]
 fn words_of_a_conservatively_traced_object_keep_what_they_point_into_alive_and_in_place() {
-    // The flagged holder of 10,000 words is a large object.
+    // The flagged holders of 10,000 and 70,000 words are large objects,
+    // marked a 4 KiB chunk at a time; the second is longer than one mark
+    // stack entry can say (65,535 words), so its rest is queued in pieces.
     for (gc_threads, flagged, n) in [
         (1, false, 200),
         (4, false, 200),
         (1, true, 200),
         (4, true, 200),
         (2, true, 10_000),
+        (1, true, 70_000),
+        (4, true, 70_000),
     ] {
         // Every collection moves every movable object and checks for stale
         // references; verify mode checks the marking.

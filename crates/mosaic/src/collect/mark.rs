@@ -10,6 +10,12 @@
 //! traced, and are prefetched as they enter it ("buffered prefetch", Garner,
 //! Blackburn and Frampton, ISMM 2007): by the time an object is traced its
 //! cache line has arrived, instead of every object costing a cache miss.
+//!
+//! A conservative object larger than two chunks (`CHUNK_BYTES`) is scanned
+//! a chunk at a time: its first chunk now, the rest queued as ranges that
+//! are split again when popped (as bdwgc splits large objects). The mark
+//! stack then holds one chunk's referents, not an array's, and the chunks
+//! of one large array are shared among parallel workers.
 
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
@@ -242,30 +248,38 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             let obj = fifo[head];
             head = (head + 1) % PREFETCH_DISTANCE;
             len -= 1;
+            let mut split = false;
             if obj & CONSERVATIVE_TAG != 0 {
                 let words = if self.sized_entries() {
                     obj >> ENTRY_SIZE_SHIFT
                 } else {
                     0
                 };
-                if words == 0 {
-                    self.scan_conservative(obj & !CONSERVATIVE_TAG);
+                let range = if words == 0 {
+                    let start = obj & !CONSERVATIVE_TAG;
+                    conservative_end(self.table, start).map(|end| (start, end))
                 } else {
                     let start = obj & ENTRY_ADDR & !CONSERVATIVE_TAG;
-                    // SAFETY: the entry was made by `mark` from an allocated
-                    // (now marked) slot of `words` words at `start`.
+                    Some((start, start + (words << 3)))
+                };
+                if let Some((start, mut end)) = range {
+                    if end - start > 2 * CHUNK_BYTES && self.sized_entries() {
+                        end = self.push_rest(start, end);
+                        split = true;
+                    }
+                    // SAFETY: the entry was made by `mark` (or by
+                    // `push_rest`) from an allocated, now marked, object
+                    // that `start..end` lies in: mapped, readable, aligned.
                     unsafe {
-                        self.visit_ambiguous_range(
-                            start as *const usize,
-                            (start + (words << 3)) as *const usize,
-                        )
+                        self.visit_ambiguous_range(start as *const usize, end as *const usize)
                     }
                 }
             } else {
                 embedder.trace(ObjRef::from_heap_addr(obj), self);
             }
             traced = traced.wrapping_add(1);
-            if traced % SHARE_EVERY == 0 {
+            // A split object offers its chunks to idle workers at once.
+            if split || traced % SHARE_EVERY == 0 {
                 share(&mut self.stack);
             }
         }
@@ -288,14 +302,23 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         self.stack.push(addr);
     }
 
-    /// Visits every word of the conservative object at `obj` as ambiguous.
+    /// Splits a conservative range longer than two chunks: queues
+    /// `start + CHUNK_BYTES..end` as sized entries of at most
+    /// `MAX_ENTRY_WORDS` words (each split again when it is popped) and
+    /// returns the end of the first chunk, to be scanned now. So a large
+    /// array is marked a chunk at a time: the mark stack holds one chunk's
+    /// referents at most, and parallel workers share its chunks.
+    /// Only with sized entries.
     #[cold]
-    fn scan_conservative(&mut self, obj: usize) {
-        if let Some(end) = conservative_end(self.table, obj) {
-            // SAFETY: `obj..end` is an allocated (marked) object of the
-            // heap: mapped, readable and word-aligned.
-            unsafe { self.visit_ambiguous_range(obj as *const usize, end as *const usize) };
+    fn push_rest(&mut self, start: usize, end: usize) -> usize {
+        let first = start + CHUNK_BYTES;
+        let mut to = end;
+        while to > first {
+            let from = first.max(to - (MAX_ENTRY_WORDS << 3));
+            self.stack.push(range_entry(from, (to - from) >> 3));
+            to = from;
         }
+        first
     }
 }
 
@@ -309,6 +332,22 @@ const ENTRY_SIZE_SHIFT: u32 = 48;
 
 /// The address bits of a mark stack entry.
 const ENTRY_ADDR: usize = (1 << ENTRY_SIZE_SHIFT) - 1;
+
+/// A large conservative object is scanned this many bytes at a time (see
+/// `Marker::push_rest`); one at most twice as long is scanned whole.
+const CHUNK_BYTES: usize = 4096;
+
+/// The most words a sized entry can say.
+const MAX_ENTRY_WORDS: usize = (1 << (usize::BITS - ENTRY_SIZE_SHIFT)) - 1;
+
+/// The sized entry of the `words` words at `start` (8-aligned, below
+/// 2^48; `words` from 1 to `MAX_ENTRY_WORDS`), scanned conservatively.
+#[inline(always)]
+fn range_entry(start: usize, words: usize) -> usize {
+    debug_assert!(start & 7 == 0 && start & !ENTRY_ADDR == 0);
+    debug_assert!((1..=MAX_ENTRY_WORDS).contains(&words));
+    start | words << ENTRY_SIZE_SHIFT | CONSERVATIVE_TAG
+}
 
 /// The mark stack entry of a conservative object of `size` bytes at
 /// `start`: tagged, with its size in words when it fits (`size` 0: not
@@ -350,7 +389,7 @@ pub fn trace_object<E: Embedder, T: Tracer>(
     t: &mut T,
 ) {
     match conservative_end(table, obj) {
-        // SAFETY: as in `Marker::scan_conservative`: an allocated object.
+        // SAFETY: an allocated object of the heap: mapped, readable, aligned.
         Some(end) => unsafe { t.visit_ambiguous_range(obj as *const usize, end as *const usize) },
         None => embedder.trace(ObjRef::from_addr(obj), t),
     }
