@@ -19,7 +19,7 @@
 
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
-use crate::space::{Located, LogBits, PageKind, PageTable, PAGE_MASK, PAGE_SHIFT};
+use crate::space::{Located, LogBits, PageKind, PageTable, MAX_SLOTS, PAGE_MASK, PAGE_SHIFT};
 
 /// The marker: a mark stack and counts. A *watching* marker (`WATCH`)
 /// also lists every object it newly marks, so that ephemerons and
@@ -30,6 +30,9 @@ pub struct Marker<'h, const WATCH: bool = false> {
     table: &'h PageTable,
     base: usize,
     capacity: usize,
+    /// Conservative entries carry their size: the whole heap lies below
+    /// 2^48, so an entry's high bits are free.
+    sized: bool,
     stack: Vec<usize>,
     /// Set mark bits with an atomic read-modify-write: other markers run
     /// at the same time (`par_mark.rs`).
@@ -59,6 +62,7 @@ impl<'h> Marker<'h> {
             table,
             base: table.base(),
             capacity: table.capacity(),
+            sized: table.base().saturating_add(table.capacity()) <= 1 << ENTRY_SIZE_SHIFT,
             stack: Vec::with_capacity(4096),
             atomic: false,
             log: None,
@@ -102,6 +106,7 @@ impl<'h> Marker<'h> {
             table: self.table,
             base: self.base,
             capacity: self.capacity,
+            sized: self.sized,
             stack: self.stack,
             atomic: self.atomic,
             log: self.log,
@@ -143,6 +148,9 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                 if slot >= d.slot_count() {
                     return None;
                 }
+                // (A slot index is below `MAX_SLOTS`: the mask only tells
+                // the compiler so, which drops the bitmaps' bounds checks.)
+                let slot = slot & (MAX_SLOTS - 1);
                 let size = d.slot_size();
                 (
                     d,
@@ -204,8 +212,13 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             let entry = if d.conservative.get(slot) {
                 // (A large object's entry carries no size: its pages end
                 // after its bytes, which are looked up when it is scanned.)
-                let sized = self.sized_entries() && small;
-                conservative_entry(start, if sized { size } else { 0 })
+                if self.sized && small {
+                    // (A slot's size in words fits, and its start is below
+                    // 2^48 when entries are sized.)
+                    range_entry(start, size >> 3)
+                } else {
+                    start | CONSERVATIVE_TAG
+                }
             } else {
                 start
             };
@@ -285,11 +298,10 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         }
     }
 
-    /// Whether conservative entries carry their size: the whole heap lies
-    /// below 2^48, so an entry's high bits are free.
+    /// Whether conservative entries carry their size.
     #[inline(always)]
     fn sized_entries(&self) -> bool {
-        self.base.saturating_add(self.capacity) <= 1 << ENTRY_SIZE_SHIFT
+        self.sized
     }
 
     /// Lends the mark stack (objects marked, not yet traced) to `f`.
@@ -347,19 +359,6 @@ fn range_entry(start: usize, words: usize) -> usize {
     debug_assert!(start & 7 == 0 && start & !ENTRY_ADDR == 0);
     debug_assert!((1..=MAX_ENTRY_WORDS).contains(&words));
     start | words << ENTRY_SIZE_SHIFT | CONSERVATIVE_TAG
-}
-
-/// The mark stack entry of a conservative object of `size` bytes at
-/// `start`: tagged, with its size in words when it fits (`size` 0: not
-/// given). `start` is below 2^48 when a size is given.
-#[inline(always)]
-fn conservative_entry(start: usize, size: usize) -> usize {
-    let words = size >> 3;
-    if start & !ENTRY_ADDR == 0 && words >> (usize::BITS - ENTRY_SIZE_SHIFT) == 0 {
-        start | words << ENTRY_SIZE_SHIFT | CONSERVATIVE_TAG
-    } else {
-        start | CONSERVATIVE_TAG
-    }
 }
 
 /// The end of `obj`'s slot (or large object) if it is an object allocated
@@ -429,6 +428,20 @@ impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
             }
         }
     }
+
+    /// The trait's loop, inlined where the marker drains its stack: a
+    /// conservative object's words are scanned with no call per object.
+    #[inline(always)]
+    unsafe fn visit_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
+        let mut p = start;
+        while p < end {
+            // SAFETY: inside the readable, aligned range the caller vouches
+            // for (read_word: a load the sanitizers do not instrument).
+            self.visit_ambiguous(unsafe { crate::os::stack::read_word(p) });
+            // SAFETY: stays within (or one past) the range.
+            p = unsafe { p.add(1) };
+        }
+    }
 }
 
 #[cfg(test)]
@@ -436,14 +449,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_conservative_entry_carries_its_size_when_it_fits() {
+    fn a_range_entry_carries_its_start_and_words() {
         let start = 0x7f12_3456_7890;
-        let e = conservative_entry(start, 48);
-        assert_eq!(e & CONSERVATIVE_TAG, CONSERVATIVE_TAG);
-        assert_eq!(e & ENTRY_ADDR & !CONSERVATIVE_TAG, start);
-        assert_eq!(e >> ENTRY_SIZE_SHIFT, 6);
-        // Not given, or too large: looked up.
-        assert_eq!(conservative_entry(start, 0), start | CONSERVATIVE_TAG);
-        assert_eq!(conservative_entry(start, 1 << 20), start | CONSERVATIVE_TAG);
+        for words in [1, 6, MAX_ENTRY_WORDS] {
+            let e = range_entry(start, words);
+            assert_eq!(e & CONSERVATIVE_TAG, CONSERVATIVE_TAG);
+            assert_eq!(e & ENTRY_ADDR & !CONSERVATIVE_TAG, start);
+            assert_eq!(e >> ENTRY_SIZE_SHIFT, words);
+        }
+        // The largest small slot fits in an entry.
+        const { assert!(crate::pool::MAX_CLASS_SIZE >> 3 <= MAX_ENTRY_WORDS) };
     }
 }

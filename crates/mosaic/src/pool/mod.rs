@@ -22,5 +22,7 @@ mod sweep;
 
 pub use growth::{Decision, GrowthPolicy};
 pub use size_class::SizeClasses;
+#[cfg(test)]
+pub use size_class::MAX_CLASS_SIZE;
 pub use size_pool::{Acquired, SizePool, SweepCtx};
 pub use sweep::{sweep_page, SweepResult};

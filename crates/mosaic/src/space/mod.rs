@@ -26,7 +26,7 @@ mod page;
 mod page_resource;
 mod page_table;
 
-pub use geometry::{MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
+pub use geometry::{MAX_SLOTS, MIN_SLOT_SIZE, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
 pub use large::{LargeSpace, LargeStats};
 pub use log_bits::LogBits;
 pub use page::{PageDesc, PageKind};
