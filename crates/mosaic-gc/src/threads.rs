@@ -3,12 +3,13 @@
 //!
 //! Each registered thread owns a [`ThreadState`] (its mutator, with
 //! conservative stack scanning, and its signal parker), reached through a
-//! const thread-local (no destructor, so readable in a signal handler and
-//! during thread exit) and kept in `REGISTRY` for the stop hook. A
+//! thread-local block ([`Local`]: initial-exec TLS, no destructor, so
+//! readable in a signal handler and during thread exit; the allocation
+//! fast path reads it too) and kept in `REGISTRY` for the stop hook. A
 //! collector's stop hook sends `SIGPWR` to every other registered thread;
 //! the handler parks it unless the thread is inside one of this library's
-//! calls (`IN_GC` > 0), in which case the call polls the safepoint on its
-//! way out ([`with_mutator`]). A pthread key's destructor unregisters a
+//! calls (its call depth, `IN_GC`, > 0), in which case the call polls the
+//! safepoint on its way out ([`with_mutator`], [`fast_alloc`]'s caller). A pthread key's destructor unregisters a
 //! thread at exit, on its second round, so that other keys' destructors
 //! may still allocate in the first.
 //!
