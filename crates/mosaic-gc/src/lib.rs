@@ -74,4 +74,5 @@ mod roots;
 mod suspend;
 mod thread_api;
 mod threads;
+mod tls;
 mod typed;

@@ -3,15 +3,16 @@
 //!
 //! Each registered thread owns a [`ThreadState`] (its mutator, with
 //! conservative stack scanning, and its signal parker), reached through a
-//! thread-local block ([`Local`]: initial-exec TLS, no destructor, so
+//! thread-local block (`tls::Local`: initial-exec TLS, no destructor, so
 //! readable in a signal handler and during thread exit; the allocation
 //! fast path reads it too) and kept in `REGISTRY` for the stop hook. A
 //! collector's stop hook sends `SIGPWR` to every other registered thread;
 //! the handler parks it unless the thread is inside one of this library's
 //! calls (its call depth, `IN_GC`, > 0), in which case the call polls the
-//! safepoint on its way out ([`with_mutator`], [`fast_alloc`]'s caller). A pthread key's destructor unregisters a
-//! thread at exit, on its second round, so that other keys' destructors
-//! may still allocate in the first.
+//! safepoint on its way out ([`with_mutator`]; `GC_malloc` after
+//! [`fast_alloc`]). A pthread key's destructor unregisters a thread at
+//! exit, on its second round, so that other keys' destructors may still
+//! allocate in the first.
 //!
 //! Invariant: a thread in `REGISTRY` has a live `ThreadState` whose mutator
 //! is registered with the heap; it leaves `REGISTRY` before the state is
@@ -22,10 +23,12 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::{compiler_fence, AtomicU8, Ordering::SeqCst};
 use std::sync::OnceLock;
 
-use mosaic::{AllocFlags, SignalParker};
+use mosaic::SignalParker;
 use parking_lot::Mutex;
 
 use crate::heap::{heap, Boehm, GcHeap, GcMutator};
+pub use crate::tls::{fast_alloc, stop_requested};
+use crate::tls::{local, FastView};
 
 /// bdwgc's signals on Linux: suspend and restart.
 pub const SIG_SUSPEND: c_int = libc::SIGPWR;
@@ -38,195 +41,6 @@ pub struct ThreadState {
     exit_rounds: Cell<u32>,
     /// `GC_suspend_thread` and its acknowledgement (`suspend.rs`).
     pub suspend: crate::suspend::SuspendState,
-}
-
-/// The thread's state, in one thread-local block that the allocation fast
-/// path reads ([`fast_alloc`]): a pointer to the rest of it, the count of
-/// calls of this library the thread is in (signals deferred while it is
-/// not 0), and where a bump allocation finds its buffers.
-#[repr(C)]
-pub struct Local {
-    cur: Cell<*mut ThreadState>,
-    in_gc: Cell<u32>,
-    /// The mutator a running finalizer was handed (`finalize.rs`): calls the
-    /// finalizer makes use it, not a second reference to the same mutator.
-    lent: Cell<*mut GcMutator>,
-    /// The fast path's view of the mutator in use (its own or the lent
-    /// one); `buffers` is null while there is none (not registered).
-    fast: Cell<FastView>,
-    /// The world's "a collection wants threads to stop" byte.
-    requested: Cell<*const AtomicU8>,
-}
-
-/// What [`fast_alloc`] reads of a mutator: the allocation buffers of its
-/// conservative (`GC_malloc`) and pointer-free (`GC_malloc_atomic`) runs
-/// by class, and its table from a request's size in 8-byte steps to its
-/// class.
-#[derive(Clone, Copy)]
-#[repr(C)]
-struct FastView {
-    normal: *mut Buffer,
-    atomic: *mut Buffer,
-    class_of: *const u8,
-    class_of_len: usize,
-}
-
-impl FastView {
-    const NONE: FastView = FastView {
-        normal: std::ptr::null_mut(),
-        atomic: std::ptr::null_mut(),
-        class_of: std::ptr::null(),
-        class_of_len: 0,
-    };
-
-    /// The view of `m`, or none if its buffers are not what this file
-    /// bumps through (every allocation then goes through the mutator).
-    fn of(m: &mut GcMutator) -> FastView {
-        let raw = m.raw_fast_path();
-        let base = |flags| raw.bump_buffers(flags);
-        match (base(AllocFlags::CONSERVATIVE), base(AllocFlags::UNINIT)) {
-            (Some(n), Some(a)) if raw.buffer_size == std::mem::size_of::<Buffer>() => {
-                let buffers = raw.buffers.cast::<Buffer>();
-                FastView {
-                    // SAFETY: indexes of the mutator's buffer array.
-                    normal: unsafe { buffers.add(n) },
-                    // SAFETY: as above.
-                    atomic: unsafe { buffers.add(a) },
-                    class_of: raw.class_of,
-                    class_of_len: raw.class_of_len,
-                }
-            }
-            _ => FastView::NONE,
-        }
-    }
-}
-
-/// An allocation buffer as the core lays it out (`RawFastPath`): the run's
-/// next free byte, its end, the slot size, then fields only the core uses.
-#[repr(C)]
-struct Buffer {
-    cursor: usize,
-    limit: usize,
-    slot_size: usize,
-    _core: [usize; 3],
-}
-
-/// Allocates `size` bytes (the extra byte included) from the calling
-/// thread's current run for the kind (`ATOMIC`: pointer-free, else
-/// conservative), or returns null: the thread has no fast path, the size
-/// is large, or the run is used up. Signals are deferred around the bump,
-/// since a collection flushes the buffers of threads its signal parked.
-/// After a non-null result the caller checks [`attention`].
-#[inline(always)]
-pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
-    let l = local();
-    let v = l.fast.get();
-    let i = size.wrapping_add(7) >> 3;
-    if i >= v.class_of_len {
-        return std::ptr::null_mut();
-    }
-    // SAFETY: below `class_of_len`; the table lives as long as the mutator,
-    // which is registered while its view is in `fast`.
-    let class = usize::from(unsafe { *v.class_of.add(i) });
-    let buffers = if ATOMIC { v.atomic } else { v.normal };
-    // (The depth is put back as it was, not decremented: two stores, no
-    // read-modify-write. A signal handler leaves it as it found it.)
-    let depth = l.in_gc.get();
-    l.in_gc.set(depth + 1);
-    compiler_fence(SeqCst);
-    // SAFETY: the mutator's buffer of that class and kind, used by this
-    // thread only; no collection changes it meanwhile (signals deferred).
-    let b = unsafe { &mut *buffers.add(class) };
-    let p = b.cursor;
-    let next = p.wrapping_add(b.slot_size);
-    let ok = next <= b.limit;
-    if ok {
-        b.cursor = next;
-    }
-    compiler_fence(SeqCst);
-    l.in_gc.set(depth);
-    if ok {
-        p as *mut c_void
-    } else {
-        std::ptr::null_mut()
-    }
-}
-
-/// Whether the thread must do more than return after a fast allocation:
-/// a collection waits for it to stop.
-#[inline(always)]
-pub fn stop_requested() -> bool {
-    let r = local().requested.get();
-    // SAFETY: null, or the world's flag, which lives as long as the heap.
-    !r.is_null() && unsafe { (*r).load(std::sync::atomic::Ordering::Relaxed) } != 0
-}
-
-// The block, in the initial-exec TLS model: the dynamic linker places it
-// in the static TLS area when the library is loaded, so that reaching it
-// is one load from the thread pointer and an add. (Rust's
-// `thread_local!` in a shared library goes through `__tls_get_addr`, a
-// call on every allocation.) Zero-initialised, and a zeroed `Local` is an
-// unregistered thread's.
-#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-std::arch::global_asm!(
-    ".pushsection .tbss,\"awT\",@nobits",
-    ".p2align 6",
-    ".globl mosaic_gc_local_tls",
-    ".hidden mosaic_gc_local_tls",
-    ".type mosaic_gc_local_tls, @object",
-    ".size mosaic_gc_local_tls, 64",
-    "mosaic_gc_local_tls:",
-    ".zero 64",
-    ".popsection",
-);
-
-const _: () = assert!(std::mem::size_of::<Local>() <= 64);
-
-/// This thread's `Local`. Valid on this thread while it runs: no
-/// destructor, so also during its exit and in signal handlers.
-#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-#[inline(always)]
-fn local() -> &'static Local {
-    let p: *const Local;
-    // SAFETY: the thread pointer (fs:0 holds its own address on x86-64
-    // Linux) plus the block's offset in the static TLS area, which the
-    // dynamic linker wrote in the GOT: the address of this thread's block.
-    // Constant for a thread, so `pure` and `nomem`.
-    unsafe {
-        std::arch::asm!(
-            "mov {p}, qword ptr fs:[0]",
-            "add {p}, qword ptr [rip + mosaic_gc_local_tls@GOTTPOFF]",
-            p = out(reg) p,
-            options(pure, nomem, nostack),
-        );
-    }
-    // SAFETY: 64 zero-initialised, 64-aligned bytes for each thread (see the
-    // block's definition), a valid `Local`; the reference never leaves the
-    // thread, and the block outlives the thread's code.
-    unsafe { &*p }
-}
-
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-thread_local! {
-    static LOCAL: Local = const {
-        Local {
-            cur: Cell::new(std::ptr::null_mut()),
-            in_gc: Cell::new(0),
-            lent: Cell::new(std::ptr::null_mut()),
-            fast: Cell::new(FastView::NONE),
-            requested: Cell::new(std::ptr::null()),
-        }
-    };
-}
-
-/// This thread's `Local` (one thread-local access). Valid on this thread
-/// while it runs: no destructor, so also during its exit.
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-#[inline(always)]
-fn local() -> &'static Local {
-    // SAFETY: a const-initialised thread-local without a destructor lives
-    // as long as its thread, and the reference never leaves the thread.
-    LOCAL.with(|l| unsafe { &*(l as *const Local) })
 }
 
 /// Runs `f` with `m` lent to the calls it makes (a finalizer's).
