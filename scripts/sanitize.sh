@@ -28,7 +28,8 @@
 #    ASan error (checked: no report).
 #  - TSan sees mosaic, parking_lot, crossbeam and the tests, including plain
 #    accesses to GC-heap memory, but not synchronisation inside std.
-#    scripts/tsan-suppressions.txt silences std-internal false reports only.
+#    scripts/tsan-suppressions.txt silences std-internal false reports and
+#    crossbeam-deque's intended racy slot read (validated by its CAS).
 #    In tests meant for TSan, synchronise with parking_lot / atomics and join
 #    threads before dropping the last clone of your own Arc; std's Mutex,
 #    RwLock, Condvar, Barrier, OnceLock and thread::scope are invisible to TSan
