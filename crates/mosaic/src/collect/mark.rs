@@ -315,18 +315,22 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
     }
 
     /// Splits a conservative range longer than two chunks: queues
-    /// `start + CHUNK_BYTES..end` as sized entries of at most
-    /// `MAX_ENTRY_WORDS` words (each split again when it is popped) and
-    /// returns the end of the first chunk, to be scanned now. So a large
-    /// array is marked a chunk at a time: the mark stack holds one chunk's
-    /// referents at most, and parallel workers share its chunks.
-    /// Only with sized entries.
+    /// `start + CHUNK_BYTES..end` as up to `SPLIT_PIECES` sized entries
+    /// (pieces of at least a chunk and at most `MAX_ENTRY_WORDS` words, each
+    /// split again when it is popped) and returns the end of the first
+    /// chunk, to be scanned now. So a large array is marked a chunk at a
+    /// time, the mark stack holds about one chunk's referents, and the
+    /// pieces are there for idle workers to take. Only with sized entries.
     #[cold]
     fn push_rest(&mut self, start: usize, end: usize) -> usize {
         let first = start + CHUNK_BYTES;
+        let piece = (end - first)
+            .div_ceil(SPLIT_PIECES)
+            .next_multiple_of(8)
+            .clamp(CHUNK_BYTES, MAX_ENTRY_WORDS << 3);
         let mut to = end;
         while to > first {
-            let from = first.max(to - (MAX_ENTRY_WORDS << 3));
+            let from = first.max(to - piece);
             self.stack.push(range_entry(from, (to - from) >> 3));
             to = from;
         }
@@ -348,6 +352,9 @@ const ENTRY_ADDR: usize = (1 << ENTRY_SIZE_SHIFT) - 1;
 /// A large conservative object is scanned this many bytes at a time (see
 /// `Marker::push_rest`); one at most twice as long is scanned whole.
 const CHUNK_BYTES: usize = 4096;
+
+/// Into how many pieces (at most) the rest of a split range is queued.
+const SPLIT_PIECES: usize = 64;
 
 /// The most words a sized entry can say.
 const MAX_ENTRY_WORDS: usize = (1 << (usize::BITS - ENTRY_SIZE_SHIFT)) - 1;
