@@ -251,3 +251,48 @@ fn words_of_a_conservative_object_marked_for_its_finalizer_pin_what_they_point_i
     m.run_finalizers().unwrap();
     assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+#[test]
+fn a_large_conservative_object_of_odd_length_is_scanned_to_its_last_word() {
+    // 20,000 words and 5 bytes: the object ends off a word boundary, and
+    // the marker splits it into chunks and pieces from both ends. Every
+    // word points into a pair that nothing else keeps.
+    const WORDS: usize = 20_000;
+    for gc_threads in [1, 2] {
+        let heap = heap(Config {
+            gc_threads,
+            parallel_min_live: 0,
+            ..small_config()
+        });
+        let mut m = heap.mutator().unwrap();
+        let holder = m
+            .alloc_with(8 * WORDS + 5, mosaic::AllocFlags::CONSERVATIVE)
+            .unwrap();
+        let root = m.root(holder).unwrap();
+        let mut held = Vec::new();
+        for i in 0..WORDS {
+            let p = new_pair(&mut m, 40_000 + i as u64, None, None).unwrap();
+            new_pair(&mut m, 0, None, None).unwrap();
+            // SAFETY: word `i` of the holder, inside its 8 * WORDS + 5 bytes.
+            unsafe {
+                (root.get().unwrap().as_ptr() as *mut usize)
+                    .add(i)
+                    .write(p.addr())
+            };
+            held.push((40_000 + i as u64, p.addr()));
+        }
+        for _ in 0..2 {
+            m.collect();
+            m.finish_sweep();
+            for &(id, addr) in &held {
+                let p = ObjRef::from_ptr(addr as *mut u8).unwrap();
+                assert!(
+                    heap.is_object(p.as_ptr()),
+                    "pair {id} freed ({gc_threads} workers)"
+                );
+                assert_eq!(header(p).2, id, "pair {id} overwritten");
+            }
+        }
+        assert_eq!(heap.stats().last_marked, WORDS as u64 + 1);
+    }
+}

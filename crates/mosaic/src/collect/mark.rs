@@ -270,7 +270,9 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                 };
                 let range = if words == 0 {
                     let start = obj & !CONSERVATIVE_TAG;
-                    conservative_end(self.table, start).map(|end| (start, end))
+                    // A large object's size need not be a multiple of a
+                    // word: its last word is read whole (its pages go on).
+                    conservative_end(self.table, start).map(|end| (start, end.next_multiple_of(8)))
                 } else {
                     let start = obj & ENTRY_ADDR & !CONSERVATIVE_TAG;
                     Some((start, start + (words << 3)))
