@@ -55,11 +55,12 @@ pub fn notified() {
     NOTIFY.store(true, Relaxed);
 }
 
-/// Whether [`after_allocation`] may have something to do (the fast
-/// allocation path asks this first).
+/// Whether [`after_allocation`] has something to do (the fast allocation
+/// path asks this first): the same test, so that a program finalizing on
+/// demand, with finalizers queued until it asks, keeps the fast path.
 #[inline(always)]
 pub fn attention() -> bool {
-    NOTIFY.load(Relaxed) || QUEUED.load(Relaxed)
+    NOTIFY.load(Relaxed) || QUEUED.load(Relaxed) && !crate::data::finalize_on_demand()
 }
 
 /// At the end of an allocation (or collection) call, outside every lock,

@@ -44,13 +44,20 @@ pub struct ThreadState {
 }
 
 /// Runs `f` with `m` lent to the calls it makes (a finalizer's).
+///
+/// If `f` unregisters the thread (a finalizer calling
+/// `GC_unregister_my_thread`), nothing is put back: the thread then has no
+/// mutator and no fast path, not a stale view of a freed one.
 pub fn lend<R>(m: &mut GcMutator, f: impl FnOnce() -> R) -> R {
     let l = local();
     let view = FastView::of(m);
+    let cur = l.cur.get();
     let saved = (l.lent.replace(m), l.fast.replace(view));
     let r = f();
-    l.lent.set(saved.0);
-    l.fast.set(saved.1);
+    if l.cur.get() == cur {
+        l.lent.set(saved.0);
+        l.fast.set(saved.1);
+    }
     r
 }
 
@@ -390,6 +397,7 @@ pub fn unregister_current() -> bool {
     REGISTRY.lock().retain(|e| e.1 != ts);
     let l = local();
     l.fast.set(FastView::NONE);
+    l.lent.set(std::ptr::null_mut());
     l.cur.set(std::ptr::null_mut());
     if let Some(&k) = KEY.get() {
         // SAFETY: our key.

@@ -98,7 +98,7 @@ struct Buffer {
 pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
     let l = local();
     let v = l.fast.get();
-    let i = size.wrapping_add(7) >> 3;
+    let i = size.saturating_add(7) >> 3;
     if i >= v.class_of_len {
         return std::ptr::null_mut();
     }

@@ -111,9 +111,9 @@ fn conservative_holder(m: &mut TestMutator, n: u64, flagged: bool) -> (ObjRef, V
     let mut held = Vec::new();
     for i in 0..n {
         let p = new_pair(m, 2_000 + i, None, None).unwrap();
-        // Garbage in between: only the words keep the pairs.
-        new_pair(m, 9_000 + i, None, None).unwrap();
         // Interior (into the header's id word) for most; the start for one.
+        // Stored before any other allocation: the pair is in no root
+        // until then.
         let word = if i == 0 {
             p.addr()
         } else {
@@ -121,6 +121,8 @@ fn conservative_holder(m: &mut TestMutator, n: u64, flagged: bool) -> (ObjRef, V
         };
         set_word(holder, i as usize, word);
         held.push((2_000 + i, p.addr()));
+        // Garbage in between: only the words keep the pairs.
+        new_pair(m, 9_000 + i, None, None).unwrap();
     }
     set_word(holder, n as usize, 0xdead_beef);
     set_word(holder, n as usize + 1, usize::MAX);
@@ -272,14 +274,16 @@ fn a_large_conservative_object_of_odd_length_is_scanned_to_its_last_word() {
         let mut held = Vec::new();
         for i in 0..WORDS {
             let p = new_pair(&mut m, 40_000 + i as u64, None, None).unwrap();
-            new_pair(&mut m, 0, None, None).unwrap();
-            // SAFETY: word `i` of the holder, inside its 8 * WORDS + 5 bytes.
+            // Stored before the next allocation (the pair is in no root
+            // until then). SAFETY: word `i` of the holder, inside its
+            // 8 * WORDS + 5 bytes.
             unsafe {
                 (root.get().unwrap().as_ptr() as *mut usize)
                     .add(i)
                     .write(p.addr())
             };
             held.push((40_000 + i as u64, p.addr()));
+            new_pair(&mut m, 0, None, None).unwrap();
         }
         for _ in 0..2 {
             m.collect();

@@ -33,6 +33,16 @@ int main(void) {
     volatile size_t absurd = SIZE_MAX - 8;
     void *huge2 = GC_MALLOC_ATOMIC(absurd);
     int oom_ok = huge == NULL && huge2 == NULL && oom_calls == 2;
+    /* Sizes within a word of SIZE_MAX (a negative int passed as a size),
+     * with a run of each kind in hand: the inline path must not wrap
+     * them round to a small class. */
+    (void)GC_MALLOC(8);
+    (void)GC_MALLOC_ATOMIC(8);
+    for (size_t k = 0; k < 10; k++) {
+        volatile size_t n = SIZE_MAX - k;
+        oom_ok &= GC_MALLOC(n) == NULL && GC_MALLOC_ATOMIC(n) == NULL;
+    }
+    oom_ok &= oom_calls == 22;
     printf("absurd sizes give NULL through the OOM function: %s\n", oom_ok ? "ok" : "WRONG");
     GC_gcollect();
     int early_ok = strcmp(early, "allocated before GC_INIT") == 0 && GC_base(early + 5) == early;

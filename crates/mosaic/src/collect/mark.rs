@@ -317,9 +317,10 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
     }
 
     /// Splits a conservative range longer than two chunks: queues
-    /// `start + CHUNK_BYTES..end` as up to `SPLIT_PIECES` sized entries
-    /// (pieces of at least a chunk and at most `MAX_ENTRY_WORDS` words, each
-    /// split again when it is popped) and returns the end of the first
+    /// `start + CHUNK_BYTES..end` as `SPLIT_PIECES` sized entries or fewer
+    /// (pieces of at least a chunk and at most `MAX_ENTRY_WORDS` words, so
+    /// more than `SPLIT_PIECES` for a range over 32 MiB; each split again
+    /// when it is popped) and returns the end of the first
     /// chunk, to be scanned now. So a large array is marked a chunk at a
     /// time, the mark stack holds about one chunk's referents, and the
     /// pieces are there for idle workers to take. Only with sized entries.
