@@ -48,6 +48,11 @@ pub struct Marked {
     pub time: Duration,
     /// Finalizers chosen by this collection.
     pub finalizers: usize,
+    /// Of `bytes`, what only finalization kept: the objects whose finalizer
+    /// was chosen, and what they (or ordered finalizable objects) reach and
+    /// nothing else did. Garbage that the next collection reclaims, unless
+    /// a finalizer makes it reachable again.
+    pub finalization_bytes: usize,
     /// Objects ambiguous words pointed into: pinned for this collection
     /// (may hold duplicates). Empty unless the collection may compact.
     pub pins: Vec<usize>,
@@ -104,28 +109,22 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
     let table = &core.table;
     let weak_start = Instant::now();
     let mut finalizers = 0;
+    let mut finalization_bytes = 0;
     let mut pins = marker.take_pins();
-    let (objects, bytes) = if core.ephemerons.any() || core.finalizers.any() {
+    let (objects, bytes) = if core.ephemerons.any() {
         let mut m = marker.watching();
         let mut pass = EphemeronPass::begin(&core.ephemerons, table, &mut m);
         pass.drain(table, &mut m, &core.embedder);
         let short = weak.unmarked(table, WeakKind::Short);
-        let chosen = core.finalizers.choose(table, |o| {
-            if let Some(end) = traced_end(table, o) {
-                let mut skip = SkipSelf {
-                    m: &mut m,
-                    this: o..end,
-                };
-                trace_object(table, &core.embedder, o, &mut skip);
+        let before_finalization = m.marked_bytes;
+        let chosen = choose_finalizers(core, &mut m, |m, released| {
+            if let Some(o) = released {
+                pass.release_key(o, m);
             }
-            pass.release_key(o, &mut m);
-            pass.drain(table, &mut m, &core.embedder);
+            pass.drain(table, m, &core.embedder);
         });
-        for &o in &chosen {
-            m.mark_addr(o);
-        }
-        pass.drain(table, &mut m, &core.embedder);
         finalizers = chosen.len();
+        finalization_bytes = m.marked_bytes - before_finalization;
         // No embedder code runs from here on: the collection completes.
         weak.clear(short);
         core.finalizers.enqueue(table, chosen);
@@ -135,6 +134,18 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         // object) pin their targets too.
         pins.extend(m.take_pins());
         (m.marked, m.marked_bytes)
+    } else if core.finalizers.any() {
+        // No ephemeron anywhere: nothing to watch for while finalization
+        // marks.
+        let short = weak.unmarked(table, WeakKind::Short);
+        let before_finalization = marker.marked_bytes;
+        let chosen = choose_finalizers(core, &mut marker, |m, _| m.drain(&core.embedder));
+        finalizers = chosen.len();
+        finalization_bytes = marker.marked_bytes - before_finalization;
+        weak.clear(short);
+        core.finalizers.enqueue(table, chosen);
+        pins.extend(marker.take_pins());
+        (marker.marked, marker.marked_bytes)
     } else {
         weak.clear(weak.unmarked(table, WeakKind::Short));
         (marker.marked, marker.marked_bytes)
@@ -147,8 +158,36 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         bytes,
         time: start.elapsed(),
         finalizers,
+        finalization_bytes,
         pins,
     }
+}
+
+/// Chooses the finalizers this collection runs (`Finalizers::choose`) and
+/// marks what they keep: each ordered candidate's children, then the
+/// chosen objects. `settle(m, released)` drains `m` after each step
+/// (`released`: the candidate whose children were just marked).
+fn choose_finalizers<'h, E: Embedder, const W: bool>(
+    core: &'h HeapCore<E>,
+    m: &mut Marker<'h, W>,
+    mut settle: impl FnMut(&mut Marker<'h, W>, Option<usize>),
+) -> Vec<usize> {
+    let table = &core.table;
+    let chosen = core.finalizers.choose(table, |o| {
+        if let Some(end) = traced_end(table, o) {
+            let mut skip = SkipSelf {
+                m: &mut *m,
+                this: o..end,
+            };
+            trace_object(table, &core.embedder, o, &mut skip);
+        }
+        settle(m, Some(o));
+    });
+    for &o in &chosen {
+        m.mark_addr(o);
+    }
+    settle(m, None);
+    chosen
 }
 
 /// The end of the object at `o` if it is traced (not `NO_POINTERS`).
@@ -170,12 +209,12 @@ fn traced_end(table: &PageTable, o: usize) -> Option<usize> {
 
 /// Marks an object's children but not the object itself (ordered
 /// finalization ignores direct self-references, interior ones included).
-struct SkipSelf<'a, 'h> {
-    m: &'a mut Marker<'h, true>,
+struct SkipSelf<'a, 'h, const W: bool> {
+    m: &'a mut Marker<'h, W>,
     this: std::ops::Range<usize>,
 }
 
-impl Tracer for SkipSelf<'_, '_> {
+impl<const W: bool> Tracer for SkipSelf<'_, '_, W> {
     fn visit(&mut self, slot: &mut *mut u8) {
         if !self.this.contains(&(*slot as usize)) {
             self.m.visit(slot);

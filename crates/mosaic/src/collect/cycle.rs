@@ -166,6 +166,7 @@ fn pause<E: Embedder>(
         );
         core.sizer.after_collection(&CollectionSample {
             live_bytes: marked.bytes as u64,
+            finalization_bytes: marked.finalization_bytes as u64,
             cpu_at_start,
             cpu_at_end: crate::os::process_cpu_time(),
             sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),

@@ -122,6 +122,12 @@ fn allowance_for(target: u64, live: u64) -> u64 {
 #[derive(Clone, Copy, Debug)]
 pub struct CollectionSample {
     pub live_bytes: u64,
+    /// Of `live_bytes`, what only finalization kept (garbage the next
+    /// collection reclaims): it occupies the heap until then, but earns no
+    /// headroom, or a program that makes finalizable garbage would grow its
+    /// heap with every collection (each one finding all it allocated since
+    /// the last "live").
+    pub finalization_bytes: u64,
     /// The process's CPU time when the world had stopped, and when the
     /// pause's work was done ([`crate::os::process_cpu_time`]).
     pub cpu_at_start: Duration,
@@ -222,7 +228,11 @@ impl HeapSizer {
         let g = rate(st.alloc_bytes, st.alloc_secs);
         let speed = rate(st.gc_bytes, st.gc_secs);
         let live = s.live_bytes;
-        let target = self.target_for(live, g, speed);
+        let kept = s.finalization_bytes.min(live);
+        let target = self
+            .target_for(live - kept, g, speed)
+            .saturating_add(kept)
+            .min(self.max.load(Relaxed));
         let allowance = allowance_for(target, live);
         self.target.store(target, Relaxed);
         self.allowance.store(allowance, Relaxed);
@@ -344,6 +354,7 @@ mod tests {
     fn sample(live: u64, at: Duration, pause_ms: u64) -> CollectionSample {
         CollectionSample {
             live_bytes: live,
+            finalization_bytes: 0,
             cpu_at_start: at,
             cpu_at_end: at + Duration::from_millis(pause_ms),
             sweep_total: Duration::ZERO,
