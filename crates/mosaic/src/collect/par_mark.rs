@@ -14,12 +14,10 @@
 //! embedder's `roots`, and the finalizer queue — and pushes most of what
 //! it found to the global injector, for every worker to take.
 //!
-//! Termination (`sched/termination.rs`, checked with loom): a pool thread
-//! joins the phase when it wakes, unless marking is over already (the
-//! collecting thread never waits for one the OS has not yet scheduled); a
-//! worker that finds no work anywhere counts itself idle and watches the
-//! injector and the deques, leaving the idle count when one of them holds
-//! work; marking is complete when every joined worker is idle. A panic in `trace` or a roots
+//! Termination (`sched/termination.rs`, checked with loom): a worker that
+//! finds no work anywhere counts itself idle and watches the injector and
+//! the deques, leaving the idle count when one of them holds work; marking
+//! is complete when every worker is idle. A panic in `trace` or a roots
 //! callback aborts the phase, which ends every worker's search; the
 //! collection is then abandoned by the caller (`cycle.rs`).
 
@@ -69,15 +67,11 @@ pub fn strong_closure<E: Embedder>(
         injector: Injector::new(),
         stealers: deques.iter().map(Worker::stealer).collect(),
         deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
-        term: Termination::new(),
+        term: Termination::new(n),
         next_task: AtomicUsize::new(0),
         marked: Mutex::new((0, 0, Vec::new())),
     };
     core.workers.run(&|i| {
-        // A pool thread that wakes after marking is over takes no part.
-        if i > 0 && !share.term.join() {
-            return;
-        }
         let deque = share.deques[i].lock().take().expect("one deque per worker");
         let mut m = Marker::parallel(&core.table)
             .generational(core.config.generational)

@@ -2,17 +2,12 @@
 //! collections, and the one scheduling primitive the collector needs — a
 //! *phase*.
 //!
-//! [`Workers::run`] calls `job(0)` on the calling thread (the collecting
-//! mutator works too) and `job(i)`, `i` in `1..count`, on each of the
-//! pool's threads that wakes while the caller is still running its own
-//! call: a thread the OS schedules only after that misses the phase. A
-//! phase therefore never waits for a sleeping thread to be scheduled (on a
-//! loaded or virtualised machine that can take longer than the whole
-//! pause), and every job must be correct whichever of the pool's threads
-//! take part: each shares its work out itself (work stealing with joined
-//! workers for marking, an atomic cursor over pages for release). `run`
-//! returns when every call that started has returned, so a job may borrow
-//! from the caller's stack.
+//! [`Workers::run`] calls `job(i)` once on every worker: `i = 0` on the
+//! calling thread (the collecting mutator works too), `1..count` on the
+//! pool's threads. It returns when every call has returned, so a job may
+//! borrow from the caller's stack. A collection is a sequence of phases
+//! (mark, release, ...), each a function that shares its work out itself
+//! (work stealing for marking, an atomic cursor over pages for release).
 //!
 //! The pool's threads run every job inside a wrapper given to
 //! [`Workers::new`] (the collector passes the one that marks the thread as
@@ -20,9 +15,8 @@
 //! the collector's.
 //!
 //! Invariant: a job pointer handed to the pool is used only between the
-//! `generation` bump that publishes it and the moment `run` withdraws it
-//! (`job = None`, after which no thread starts it) and `running` is zero,
-//! and `run` does not return (nor unwind) before that moment —
+//! `generation` bump that publishes it and the moment `running` falls back
+//! to zero, and `run` does not return (nor unwind) before that moment —
 //! which is what makes erasing the job's lifetime sound. A panicking job is
 //! caught on its thread; the first panic is resumed from `run` after every
 //! worker has finished.
@@ -66,10 +60,9 @@ struct Shared {
 struct State {
     /// Bumped for every phase; a thread runs each generation's job once.
     generation: u64,
-    /// The current phase's job, lifetime erased (see the module invariant);
-    /// `None` once the caller has finished its own share.
+    /// The current phase's job, lifetime erased (see the module invariant).
     job: Option<JobPtr>,
-    /// Pool threads that started the current job and have not finished it.
+    /// Pool threads still running the current job.
     running: usize,
     shutdown: bool,
     /// The first panic of a pool thread's job in the current phase.
@@ -136,9 +129,8 @@ impl Workers {
         self.serial.store(serial, Relaxed);
     }
 
-    /// Runs `job(0)` on this thread and `job(i)` on each pool thread `i`
-    /// that wakes before `job(0)` returns; returns when every call that
-    /// started is done. If any call panicked, resumes the first panic then.
+    /// Runs `job(i)` on every worker `i` (0 on this thread) and returns when
+    /// all are done. If any call panicked, resumes the first panic then.
     pub fn run(&self, job: &(dyn Fn(usize) + Sync)) {
         if self.count() == 1 {
             job(0);
@@ -154,17 +146,16 @@ impl Workers {
             let mut st = self.shared.state.lock();
             st.generation += 1;
             st.job = Some(JobPtr(erased));
-            st.running = 0;
+            st.running = self.count - 1;
             self.shared.wake.notify_all();
         }
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
         let theirs = {
             let mut st = self.shared.state.lock();
-            // A thread that has not started by now misses this phase.
-            st.job = None;
             while st.running > 0 {
                 self.shared.done.wait(&mut st);
             }
+            st.job = None;
             st.panic.take()
         };
         if let Err(p) = mine {
@@ -216,15 +207,11 @@ fn worker_loop(shared: &Shared, index: usize) {
         }
         seen = st.generation;
         let Some(JobPtr(job)) = st.job else {
-            // Woken too late: the caller has finished this phase.
             continue;
         };
-        st.running += 1;
         drop(st);
         // SAFETY: `run` keeps the job alive until `running` reaches zero,
-        // which happens only after this call returns (decrement below);
-        // the increment above was made under the lock while `job` was set,
-        // so `run` waits for it.
+        // which happens only after this call returns (decrement below).
         let r = catch_unwind(AssertUnwindSafe(|| {
             (shared.around)(&|| unsafe { (*job)(index) })
         }));
@@ -242,22 +229,7 @@ fn worker_loop(shared: &Shared, index: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-
-    /// Runs `job` on every worker: the caller's own call first waits until
-    /// every pool thread has started its call (so none misses the phase).
-    fn run_on_all(w: &Workers, job: &(dyn Fn(usize) + Sync)) {
-        let started = AtomicUsize::new(0);
-        w.run(&|i| {
-            started.fetch_add(1, SeqCst);
-            if i == 0 {
-                while started.load(SeqCst) < w.count() {
-                    std::thread::yield_now();
-                }
-            }
-            job(i);
-        });
-    }
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
     #[test]
     fn a_serial_phase_runs_on_the_caller_alone() {
@@ -268,50 +240,28 @@ mod tests {
         assert_eq!(w.count(), 1);
         w.run(&|i| {
             assert_eq!((i, std::thread::current().id()), (0, caller));
-            runs.fetch_add(1, SeqCst);
+            runs.fetch_add(1, Relaxed);
         });
-        assert_eq!(runs.load(SeqCst), 1);
+        assert_eq!(runs.load(Relaxed), 1);
         w.set_serial(false);
         assert_eq!(w.count(), 3);
-        run_on_all(&w, &|_| {
-            runs.fetch_add(1, SeqCst);
+        w.run(&|_| {
+            runs.fetch_add(1, Relaxed);
         });
-        assert_eq!(runs.load(SeqCst), 4);
+        assert_eq!(runs.load(Relaxed), 4);
     }
 
     #[test]
-    fn every_worker_that_comes_runs_the_phase_once() {
+    fn every_worker_runs_each_phase_once() {
         let w = Workers::new(4, |f| f()).unwrap();
         assert_eq!(w.count(), 4);
         let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
         for _ in 0..100 {
-            run_on_all(&w, &|i| {
-                hits[i].fetch_add(1, SeqCst);
-            });
-        }
-        assert!(hits.iter().all(|h| h.load(SeqCst) == 100));
-    }
-
-    #[test]
-    fn the_caller_does_not_wait_for_threads_that_come_late() {
-        // The caller's share is empty: pool threads that wake after it
-        // returned miss the phase; none runs it twice, the caller always.
-        let w = Workers::new(4, |f| f()).unwrap();
-        for _ in 0..200 {
-            let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
             w.run(&|i| {
-                hits[i].fetch_add(1, SeqCst);
+                hits[i].fetch_add(1, Relaxed);
             });
-            assert_eq!(hits[0].load(SeqCst), 1);
-            assert!(hits.iter().all(|h| h.load(SeqCst) <= 1));
         }
-        // A late thread's wake-up for an old phase does not run the next
-        // phase's job twice either.
-        let n = AtomicUsize::new(0);
-        run_on_all(&w, &|_| {
-            n.fetch_add(1, SeqCst);
-        });
-        assert_eq!(n.load(SeqCst), 4);
+        assert!(hits.iter().all(|h| h.load(Relaxed) == 100));
     }
 
     #[test]
@@ -319,11 +269,11 @@ mod tests {
         let w = Workers::new(3, |f| f()).unwrap();
         let total = AtomicUsize::new(0);
         let data = vec![1usize; 3000];
-        run_on_all(&w, &|i| {
+        w.run(&|i| {
             let s: usize = data[i * 1000..(i + 1) * 1000].iter().sum();
-            total.fetch_add(s, SeqCst);
+            total.fetch_add(s, Relaxed);
         });
-        assert_eq!(total.load(SeqCst), 3000);
+        assert_eq!(total.load(Relaxed), 3000);
     }
 
     #[test]
@@ -331,23 +281,23 @@ mod tests {
         let w = Workers::new(3, |f| f()).unwrap();
         let finished = AtomicUsize::new(0);
         let r = catch_unwind(AssertUnwindSafe(|| {
-            run_on_all(&w, &|i| {
+            w.run(&|i| {
                 if i == 2 {
                     panic!("worker two");
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));
-                finished.fetch_add(1, SeqCst);
+                finished.fetch_add(1, Relaxed);
             })
         }));
         let msg = *r.unwrap_err().downcast::<&str>().unwrap();
         assert_eq!(msg, "worker two");
-        assert_eq!(finished.load(SeqCst), 2, "the others ran to the end");
+        assert_eq!(finished.load(Relaxed), 2, "the others ran to the end");
         // The pool still works.
         let n = AtomicUsize::new(0);
-        run_on_all(&w, &|_| {
-            n.fetch_add(1, SeqCst);
+        w.run(&|_| {
+            n.fetch_add(1, Relaxed);
         });
-        assert_eq!(n.load(SeqCst), 3);
+        assert_eq!(n.load(Relaxed), 3);
     }
 
     #[test]
