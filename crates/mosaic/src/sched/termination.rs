@@ -87,7 +87,8 @@ mod tests {
 
     /// Workers with one queue each; an item `k > 0` makes one item `k - 1`
     /// in the worker's own queue (so work moves and grows while others
-    /// steal). Every item is processed exactly once and every worker ends.
+    /// steal). Every item is processed exactly once, every worker ends, and
+    /// none sees the end while another is still busy.
     fn run(workers: usize, preemptions: usize, seeds: &'static [(usize, u32)]) {
         // Every interleaving with up to `preemptions` preemptions (the
         // unbounded search does not end once workers spin while idle; with
@@ -126,6 +127,10 @@ mod tests {
                                 let visible =
                                     || queues.iter().any(|q| !q.lock().unwrap().is_empty());
                                 if term.idle(visible) {
+                                    // The end is seen only once every
+                                    // item was processed (no worker is
+                                    // still busy).
+                                    assert_eq!(done.load(Acquire), expected);
                                     return;
                                 }
                             }
