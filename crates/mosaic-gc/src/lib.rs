@@ -45,18 +45,27 @@ mod control;
 /// mimalloc commits its first arena eagerly, with transparent huge pages
 /// where the kernel allows them: 6 MB resident before the program's first
 /// allocation. Committed on demand instead (`MIMALLOC_ARENA_EAGER_COMMIT`
-/// still overrides), it adds under 1 MB.
+/// still overrides), it adds under 1 MB. Memory freed is given back after
+/// 1 ms (10 ms for whole arena ranges) instead of mimalloc's 10 (100):
+/// a collection's scratch (the finalizer log, the ready queue, mark
+/// stacks) is freed in bursts, and with the default delays it stayed
+/// resident as long as collections came often (`MIMALLOC_PURGE_DELAY`
+/// still overrides; BENCHMARKS.md, 2026-11-27 second session).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// `mi_option_arena_eager_commit` in mimalloc's `mi_option_t`.
 const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+/// `mi_option_purge_delay` in mimalloc's `mi_option_t`.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Runs when the library is loaded, before any allocation of ours.
 extern "C" fn configure_allocator() {
     // SAFETY: sets an option's default; mimalloc reads it when it first
     // reserves an arena.
     unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
+    // SAFETY: as above; read when memory is first freed.
+    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, 1) };
 }
 
 #[used]
