@@ -316,7 +316,7 @@ fn finalizable_garbage_does_not_grow_the_heap() {
     // keeps the ones it finds unreachable until their finalizer has run:
     // if the policy counted them as live, each collection would find all
     // that was allocated since the last one "live" and grow the heap by
-    // its headroom (64 MiB by the end here; bdwgc's disclaim_bench reached
+    // its headroom (52 MiB by the end here; bdwgc's disclaim_bench reached
     // 300 MB on the drop-in).
     let runs = AtomicUsize::new(0);
     for order in [FinalizerOrder::Unordered, FinalizerOrder::Ordered] {
