@@ -20,7 +20,7 @@
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{compiler_fence, AtomicU8, Ordering::SeqCst};
+use std::sync::atomic::{compiler_fence, AtomicU32, AtomicU8, Ordering::SeqCst};
 use std::sync::OnceLock;
 
 use mosaic::SignalParker;
@@ -617,6 +617,40 @@ pub fn fork_child() {
 struct Start {
     f: extern "C" fn(*mut c_void) -> *mut c_void,
     arg: *mut c_void,
+    /// Set (and woken) once the new thread is registered.
+    registered: std::sync::Arc<AtomicU32>,
+}
+
+/// Waits (a futex; a stop signal interrupts it and the wait resumes) until
+/// `flag` is nonzero.
+fn wait_until_set(flag: &AtomicU32) {
+    while flag.load(SeqCst) == 0 {
+        // SAFETY: FUTEX_WAIT on a live, aligned u32 with no timeout: it
+        // returns when woken, interrupted, or if the value is not 0.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                flag.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                0u32,
+                std::ptr::null::<libc::timespec>(),
+            )
+        };
+    }
+}
+
+/// Sets `flag` and wakes its waiter.
+fn set_and_wake(flag: &AtomicU32) {
+    flag.store(1, SeqCst);
+    // SAFETY: FUTEX_WAKE on a live, aligned u32.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            flag.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        )
+    };
 }
 
 /// A new thread's first frame: registers, runs the client's start
@@ -624,14 +658,21 @@ struct Start {
 /// unwind through it (the exit key unregisters then); it holds nothing
 /// that needs dropping while the client runs.
 extern "C-unwind" fn thread_start(p: *mut c_void) -> *mut c_void {
-    let (f, arg) = {
+    let (f, arg, registered) = {
         // Our allocator's lock is never held by a stopped thread.
         let _g = InGc::enter();
         // SAFETY: boxed by `GC_pthread_create` for this thread alone.
         let start = unsafe { Box::from_raw(p.cast::<Start>()) };
-        (start.f, start.arg)
+        (start.f, start.arg, start.registered)
     };
     current();
+    // The creator returns only now, as with bdwgc: the new thread is
+    // listed (`GC_suspend_thread` right after the create finds it).
+    set_and_wake(&registered);
+    {
+        let _g = InGc::enter();
+        drop(registered);
+    }
     // Registered: this stack (scanned from now on) holds `arg`.
     guarded(|| crate::roots::started(arg as usize));
     let r = f(std::hint::black_box(arg));
@@ -649,7 +690,12 @@ pub unsafe extern "C" fn GC_pthread_create(
     heap();
     // Until the new thread registers, only this library holds `arg`.
     guarded(|| crate::roots::starting(arg as usize));
-    let p = Box::into_raw(Box::new(Start { f, arg }));
+    let registered = std::sync::Arc::new(AtomicU32::new(0));
+    let p = Box::into_raw(Box::new(Start {
+        f,
+        arg,
+        registered: registered.clone(),
+    }));
     // SAFETY: the caller's arguments, passed on; the trampoline owns `p`.
     let rc = unsafe {
         libc::pthread_create(
@@ -666,7 +712,10 @@ pub unsafe extern "C" fn GC_pthread_create(
         // SAFETY: the thread was not created: the box is still ours.
         drop(unsafe { Box::from_raw(p) });
         guarded(|| crate::roots::started(arg as usize));
+    } else {
+        wait_until_set(&registered);
     }
+    guarded(|| drop(registered));
     rc
 }
 

@@ -144,7 +144,7 @@ fn threads_suspended_and_resumed() {
     if header_missing() {
         return;
     }
-    all_ok(&run_c("suspend_thread"), 5);
+    all_ok(&run_c("suspend_thread"), 6);
 }
 
 #[test]

@@ -2,7 +2,9 @@
  * that spins (never calling the collector) stops while suspended, its data
  * survives the collections made meanwhile, it goes on once resumed, and a
  * thread that suspends itself waits in a blocking region until another
- * resumes it. Each line of the report ends in "ok". */
+ * resumes it, and a thread suspended the moment pthread_create returns
+ * (bdwgc registers it before returning) reads as suspended and stays
+ * stopped until resumed. Each line of the report ends in "ok". */
 #define GC_THREADS
 #include <gc.h>
 #include <javaxfc.h>
@@ -28,6 +30,22 @@ static void *self_suspender(void *arg) {
     (void)arg;
     GC_suspend_thread(pthread_self()); /* returns once resumed */
     self_resumed = 1;
+    return 0;
+}
+
+static volatile int quick_ran;
+static void *quick(void *arg) {
+    (void)arg;
+    quick_ran++;
+    return 0;
+}
+
+static void *collector(void *arg) {
+    (void)arg;
+    while (!stop) {
+        for (int j = 0; j < 1000; j++) (void)GC_MALLOC(64);
+        GC_gcollect();
+    }
     return 0;
 }
 
@@ -72,5 +90,25 @@ int main(void) {
     pthread_join(s, 0);
     printf("a thread that suspends itself waits until resumed: %s\n",
            waited && self_resumed ? "ok" : "WRONG");
+
+    /* Before the create waited for the new thread to register, a thread
+     * suspended at once was not found, then registered unsuspended (most
+     * often while another thread's collections delayed its registering). */
+    pthread_t c;
+    stop = 0;
+    pthread_create(&c, 0, collector, 0);
+    int wrong = 0;
+    for (int i = 0; i < 300; i++) {
+        pthread_t q;
+        pthread_create(&q, 0, quick, 0);
+        GC_suspend_thread(q);
+        if (!GC_is_thread_suspended(q)) wrong++;
+        GC_resume_thread(q);
+        pthread_join(q, 0);
+    }
+    stop = 1;
+    pthread_join(c, 0);
+    printf("a thread suspended as soon as it is created reads as suspended (%d of 300 not): %s\n",
+           wrong, wrong == 0 && quick_ran == 300 ? "ok" : "WRONG");
     return 0;
 }
