@@ -23,6 +23,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::{compiler_fence, AtomicU32, AtomicU8, Ordering::SeqCst};
 use std::sync::OnceLock;
 
+use mosaic::unstable::futex;
 use mosaic::SignalParker;
 use parking_lot::Mutex;
 
@@ -621,36 +622,18 @@ struct Start {
     registered: std::sync::Arc<AtomicU32>,
 }
 
-/// Waits (a futex; a stop signal interrupts it and the wait resumes) until
-/// `flag` is nonzero.
+/// Waits until `flag` is nonzero (a futex: a stop signal interrupts the
+/// wait, which resumes).
 fn wait_until_set(flag: &AtomicU32) {
     while flag.load(SeqCst) == 0 {
-        // SAFETY: FUTEX_WAIT on a live, aligned u32 with no timeout: it
-        // returns when woken, interrupted, or if the value is not 0.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                flag.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                0u32,
-                std::ptr::null::<libc::timespec>(),
-            )
-        };
+        futex::wait(flag, 0);
     }
 }
 
 /// Sets `flag` and wakes its waiter.
 fn set_and_wake(flag: &AtomicU32) {
     flag.store(1, SeqCst);
-    // SAFETY: FUTEX_WAKE on a live, aligned u32.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            flag.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            i32::MAX,
-        )
-    };
+    futex::wake_all(flag);
 }
 
 /// A new thread's first frame: registers, runs the client's start

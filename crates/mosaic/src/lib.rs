@@ -72,6 +72,7 @@ pub use space::{LargeStats, PageResourceKind, PAGE_SIZE};
 pub mod unstable {
     pub use crate::api::RawFastPath;
     pub use crate::pool::{sweep_page, SweepResult};
+    pub use crate::sched::futex;
     pub use crate::space::{PageDesc, PageTable};
 }
 

@@ -130,6 +130,18 @@ fn conservative_holder(m: &mut TestMutator, n: u64, flagged: bool) -> (ObjRef, V
     (holder, held)
 }
 
+/// Every `(id, address)` pair is still an object at its address, with its id.
+fn assert_held_in_place(heap: &TestHeap, held: &[(u64, usize)], gc_threads: usize) {
+    for &(id, addr) in held {
+        let p = ObjRef::from_ptr(addr as *mut u8).unwrap();
+        assert!(
+            heap.is_object(p.as_ptr()),
+            "pair {id} freed ({gc_threads} workers)"
+        );
+        assert_eq!(header(p).2, id, "pair {id} moved or overwritten");
+    }
+}
+
 #[test]
 fn words_of_a_conservatively_traced_object_keep_what_they_point_into_alive_and_in_place() {
     // The flagged holders of 10,000 and 70,000 words are large objects,
@@ -160,14 +172,7 @@ fn words_of_a_conservatively_traced_object_keep_what_they_point_into_alive_and_i
             m.finish_sweep();
             let holder = root.get().unwrap();
             assert_eq!(header(holder).2, 1_000);
-            for &(id, addr) in &held {
-                let p = ObjRef::from_ptr(addr as *mut u8).unwrap();
-                assert!(
-                    heap.is_object(p.as_ptr()),
-                    "pair {id} freed ({gc_threads} workers)"
-                );
-                assert_eq!(header(p).2, id, "pair {id} moved or overwritten");
-            }
+            assert_held_in_place(&heap, &held, gc_threads);
         }
         // Held by the words alone: the n pairs and the holder.
         assert_eq!(heap.stats().last_marked, n + 1);
@@ -288,14 +293,7 @@ fn a_large_conservative_object_of_odd_length_is_scanned_to_its_last_word() {
         for _ in 0..2 {
             m.collect();
             m.finish_sweep();
-            for &(id, addr) in &held {
-                let p = ObjRef::from_ptr(addr as *mut u8).unwrap();
-                assert!(
-                    heap.is_object(p.as_ptr()),
-                    "pair {id} freed ({gc_threads} workers)"
-                );
-                assert_eq!(header(p).2, id, "pair {id} overwritten");
-            }
+            assert_held_in_place(&heap, &held, gc_threads);
         }
         assert_eq!(heap.stats().last_marked, WORDS as u64 + 1);
     }

@@ -1,7 +1,8 @@
 //! Waiting on a 32-bit word without a lock: the part of the handshake a
 //! signal handler runs (`World::park_from_signal`), where no lock, condition
 //! variable or allocation may be used. `futex(2)` is a system call, safe in
-//! a signal handler.
+//! a signal handler. (The drop-in also waits here for a thread it created
+//! to register: `mosaic::unstable::futex`.)
 
 use std::sync::atomic::{AtomicU32, Ordering::Acquire};
 

@@ -9,7 +9,7 @@
 //! other attached mutator is parked or blocked. The GC worker pool
 //! (`workers.rs`) runs the parallel phases of a pause.
 
-mod futex;
+pub mod futex;
 mod termination;
 mod threads;
 mod workers;
