@@ -1163,6 +1163,27 @@ enum mosaic_error mosaic_set_finalizer_notifier(struct mosaic_heap *heap, mosaic
 enum mosaic_error mosaic_start_finalizer_thread(struct mosaic_heap *heap);
 
 /**
+ * Frees `obj`, an object the program will not use again (like bdwgc's
+ * `GC_free`): a small object's memory goes to this mutator's next
+ * allocation of the same size and flags, a large object's pages back to
+ * the heap at once. An object the collector still has business with (a
+ * finalizer, `MOSAIC_NEEDS_CLEANUP`, an ephemeron, a pin, a weak slot
+ * inside it) is left to the next collection that finds it unreachable, as
+ * without the call. `*now` (if not NULL) tells whether the memory is
+ * reusable before the next collection. Errors: a NULL or freed mutator;
+ * `MOSAIC_ERR_FOREIGN_POINTER` if `obj` is not the start of a live object
+ * of the heap; `MOSAIC_ERR_MISUSE` for an object freed twice, inside a
+ * blocking region or a collector callback.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator used only by the calling thread;
+ * nothing may use `obj` after the call (a reference left where the
+ * collector looks keeps nothing: the memory may hold a new object); `now`
+ * must be NULL or writable.
+ */
+enum mosaic_error mosaic_free(struct mosaic_mutator *m, void *obj, bool *now);
+
+/**
  * Creates a heap. `config` may be NULL (defaults plus `MOSAIC_*` variables).
  * `embedder->trace` is required. Returns NULL on error.
  *

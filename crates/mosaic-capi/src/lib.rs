@@ -28,6 +28,7 @@ mod error;
 mod events;
 mod fast_path;
 mod finalizers;
+mod free;
 mod handle;
 mod heap;
 mod moving;

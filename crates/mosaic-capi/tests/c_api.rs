@@ -294,3 +294,10 @@ fn compaction_variables_reach_the_c_config() {
     );
     assert_eq!(out.trim(), "0 failures");
 }
+
+/// `mosaic_free`: freed memory is reused at once and cleared, a large
+/// object's pages come back, bad frees are errors that lose nothing.
+#[test]
+fn freed_objects_are_reused_at_once_and_bad_frees_are_refused() {
+    assert_eq!(run_c_test("free").trim(), "0 failures");
+}

@@ -444,12 +444,15 @@ unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
 pub static EXPLICITLY_FREED: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
 
-/// Explicit deallocation: uncollectable objects stop being roots; the
-/// memory of every object is reclaimed by the next collection that finds it
-/// unreachable (Mosaic never hands a slot out while a mutator's allocation
-/// run or a lazy sweep may be using its page, so it cannot be put back at
-/// once). The bytes count in `GC_get_expl_freed_bytes_since_gc`. Foreign
-/// pointers are ignored; a second free only counts again.
+/// Explicit deallocation, as bdwgc's: uncollectable objects stop being
+/// roots, and the memory is reused at once (`Mutator::free`): a small
+/// object's slot by this thread's next allocation of its size and kind
+/// (the rest become free slots at the next collection), a large object's
+/// pages by any allocation. An object the collector still has business
+/// with (a finalizer, a disappearing link inside it) and an interior
+/// pointer are left to the next collection that finds the object
+/// unreachable. The bytes count in `GC_get_expl_freed_bytes_since_gc`.
+/// Foreign pointers are ignored; a second free is refused.
 #[no_mangle]
 pub unsafe extern "C" fn GC_free(p: *mut c_void) {
     if p.is_null() {
@@ -459,6 +462,10 @@ pub unsafe extern "C" fn GC_free(p: *mut c_void) {
     crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
     let size = heap().object_size(o).unwrap_or(0);
     EXPLICITLY_FREED.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+    if o.as_ptr() == p.cast() {
+        // SAFETY: the program gives the object up (bdwgc's contract).
+        with_mutator(|m| unsafe { m.free(o) }.ok());
+    }
 }
 
 fn copy_bytes(src: *const u8, len: usize, extra_nul: bool) -> *mut c_char {

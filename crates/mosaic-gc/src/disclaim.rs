@@ -14,10 +14,10 @@
 //! the same way) and unordered otherwise. When it runs, the disclaim
 //! procedure is called; a non-zero answer registers the finalizer again,
 //! so the object stays until a later collection finds it unreachable and
-//! the procedure lets it go. Differences from bdwgc: the procedure runs
-//! at the end of an allocation call (or in `GC_invoke_finalizers`), not
-//! inside the sweep, so it may even allocate; the object is reclaimed by
-//! the collection after the one that found it unreachable.
+//! the procedure lets it go. Then the object is freed explicitly
+//! (`Mutator::free`), as bdwgc reclaims it. Differences from bdwgc: the
+//! procedure runs at the end of an allocation call (or in
+//! `GC_invoke_finalizers`), not inside the sweep, so it may even allocate.
 //!
 //! Marks: inside a disclaim procedure, `GC_is_marked` of that object
 //! answers whether it was found reachable, i.e. no (that is why the
@@ -129,6 +129,11 @@ fn on_unreachable(m: &mut GcMutator, obj: ObjRef, f: usize, kind: usize) {
     };
     if keep != 0 {
         let _ = m.register_finalizer_fn(obj, order_of(kind), on_unreachable, f, kind);
+    } else {
+        // bdwgc reclaims the object right after its procedure lets it go.
+        // SAFETY: unreachable when the collection chose it, and its
+        // procedure gave it up.
+        let _ = unsafe { m.free(obj) };
     }
 }
 

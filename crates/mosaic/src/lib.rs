@@ -51,8 +51,8 @@ mod sched;
 mod space;
 
 pub use api::{
-    Counters, DumpSummary, EventListener, FinalizerFn, Heap, Mutator, PoolStats, SignalParker,
-    Stats,
+    Counters, DumpSummary, EventListener, FinalizerFn, Freed, Heap, Mutator, PoolStats,
+    SignalParker, Stats,
 };
 pub use collect::{
     inside_callback, CompactionStats, Distribution, FinalizerOrder, GcEvent, GcReason,

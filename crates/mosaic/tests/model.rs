@@ -3,7 +3,8 @@
 //! register a new finalizer, some allocate and so may collect), weak
 //! handles and weak slots (short and long), ephemerons, pins, ambiguous
 //! roots and compactions (`model/moving.rs`), conservative objects and
-//! their words (`model/conservative.rs`) and collections, checked against
+//! their words (`model/conservative.rs`), explicit frees (`model/free.rs`)
+//! and collections, checked against
 //! a plain Rust model of the object graph and of what a collection does
 //! (`common/model_graph.rs`), in several collector configurations (lazy,
 //! verify, stress, eager sweep, Ruby's size pools, every heap policy,
@@ -32,6 +33,8 @@ mod common;
 mod conservative;
 #[path = "model/finalizers.rs"]
 mod model_finalizers;
+#[path = "model/free.rs"]
+mod model_free;
 #[path = "common/model_graph.rs"]
 mod model_graph;
 #[path = "model/moving.rs"]
@@ -131,6 +134,11 @@ enum Op {
     Moving(moving::MovingOp),
     /// Conservative objects and their words (`model/conservative.rs`).
     Conservative(conservative::ConsOp),
+    /// Drops the root of an object nothing else refers to and frees it
+    /// (`model/free.rs`).
+    Free {
+        target: usize,
+    },
 }
 
 fn pick(v: &[u64], i: usize) -> Option<u64> {
@@ -552,6 +560,7 @@ impl Harness {
             }
             Op::Moving(ref op) => self.apply_moving(op),
             Op::Conservative(ref op) => self.apply_conservative(op),
+            Op::Free { target } => self.free_one(target),
             Op::RunFinalizers => self.run_finalizers(),
             Op::Collect => self.collect_and_check(),
             Op::CollectYoung => {

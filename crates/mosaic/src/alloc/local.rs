@@ -100,7 +100,17 @@ pub struct LocalAllocator {
 struct Locals {
     pools: [LocalPool; CONTEXTS],
     run_bytes: u64,
+    /// Slots freed explicitly by the owner since its last flush, per
+    /// context: each is still allocated, holds what a fresh slot of the
+    /// context holds, and has its `freed` bit set. Taken again before a new
+    /// run; a flush (every pause) gives the rest to their pools, and the
+    /// next pause makes them free slots (`SizePool::reclaim_forgotten`).
+    freed: [Vec<usize>; CONTEXTS],
 }
+
+/// Most slots one context keeps for reuse between two flushes (beyond,
+/// freed objects wait for the next collection).
+pub const MAX_FREED: usize = 1 << 14;
 
 /// Flushes a [`LocalAllocator`] from elsewhere (a thread-exit hook).
 pub struct LocalFlusher(NonNull<Locals>);
@@ -122,6 +132,7 @@ impl LocalAllocator {
                 unreported: 0,
             }),
             run_bytes: 0,
+            freed: std::array::from_fn(|_| Vec::new()),
         });
         LocalAllocator {
             pools: NonNull::from(Box::leak(pools)),
@@ -181,6 +192,32 @@ impl LocalAllocator {
         } else {
             None
         }
+    }
+
+    /// Whether context `ctx` keeps another freed slot ([`MAX_FREED`]).
+    pub fn has_freed_room(&mut self, ctx: usize) -> bool {
+        self.locals().freed[ctx % CONTEXTS].len() < MAX_FREED
+    }
+
+    /// Keeps `addr`, a slot of context `ctx` just freed (its `freed` bit
+    /// set, its contents those of a fresh slot), for reuse by this
+    /// allocator until its next flush. The caller checked
+    /// [`LocalAllocator::has_freed_room`].
+    pub fn push_freed(&mut self, ctx: usize, addr: usize) {
+        let list = &mut self.locals().freed[ctx % CONTEXTS];
+        debug_assert!(list.len() < MAX_FREED);
+        list.push(addr);
+    }
+
+    /// A slot of context `ctx` freed by this allocator's owner, if any,
+    /// its `freed` bit cleared: allocated, and as a fresh slot of the
+    /// context.
+    #[inline]
+    pub fn pop_freed(&mut self, table: &PageTable, ctx: usize) -> Option<usize> {
+        let addr = self.locals().freed[ctx % CONTEXTS].pop()?;
+        let (d, slot) = table.small_slot(addr);
+        d.freed.test_and_clear_atomic(slot);
+        Some(addr)
     }
 
     /// Takes the next free run of the current page of context `ctx`.
@@ -291,6 +328,12 @@ fn report(lp: &mut LocalPool, pool: &SizePool) {
 }
 
 fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
+    // Freed slots not reused go to their pool: the next pause frees them.
+    for (i, list) in locals.freed.iter_mut().enumerate() {
+        if let (false, Some(pool)) = (list.is_empty(), pools.get(i % MAX_CLASSES)) {
+            pool.forget_freed(list.drain(..));
+        }
+    }
     let mut unused = 0;
     for (i, lp) in locals.pools.iter_mut().enumerate() {
         let Some(pool) = pools.get(i % MAX_CLASSES) else {

@@ -614,6 +614,9 @@ mod slow_path;
 #[path = "barrier.rs"]
 mod barrier;
 
+#[path = "free.rs"]
+pub mod free;
+
 #[path = "signal_stop.rs"]
 pub mod signal_stop;
 

@@ -68,6 +68,9 @@ impl<E: Embedder> Mutator<E> {
         let heap = self.heap.clone();
         let core = &heap.core;
         let pool = &core.pools[class];
+        if let Some(o) = self.reuse_freed(class, flags) {
+            return Ok(o);
+        }
         let ctx = context(class, flags);
         let mut triggered = false;
         let mut exhausted = Exhaustion::default();

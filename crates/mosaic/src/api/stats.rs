@@ -47,6 +47,14 @@ pub struct Stats {
     pub compactions: u64,
     pub last_compaction: CompactionStats,
     pub compaction_totals: CompactionStats,
+    /// Explicit frees (`Mutator::free`) whose memory was reusable at once,
+    /// their bytes (slot sizes; a large object's whole pages), those on a
+    /// page not yet swept (the lazy sweep frees them), and those left to
+    /// the next collection.
+    pub freed_now: u64,
+    pub freed_now_bytes: u64,
+    pub freed_at_sweep: u64,
+    pub frees_deferred: u64,
     /// Objects pinned with `Mutator::pin` (not counting `PINNED`
     /// allocations).
     pub pinned_objects: usize,
@@ -201,6 +209,10 @@ impl Stats {
             release_phases: GcCounters::distribution(&c.releases),
             last_released_pages: c.last_released_pages.load(Relaxed),
             compactions: c.compactions.load(Relaxed),
+            freed_now: c.freed_now.load(Relaxed),
+            freed_now_bytes: c.freed_now_bytes.load(Relaxed),
+            freed_at_sweep: c.freed_at_sweep.load(Relaxed),
+            frees_deferred: c.frees_deferred.load(Relaxed),
             last_compaction: compaction.0,
             compaction_totals: compaction.1,
             pinned_objects: core.pins.len(),

@@ -32,6 +32,13 @@ pub struct GcCounters {
     /// The last compaction, and the sum of all of them (`time` summed).
     pub compaction: Mutex<(CompactionStats, CompactionStats)>,
     pub compactions: AtomicU64,
+    /// Explicit frees (`Mutator::free`) whose memory was reusable at once,
+    /// their bytes (slot sizes, a large object's pages), those the lazy
+    /// sweep frees, and those left to the next collection.
+    pub freed_now: AtomicU64,
+    pub freed_now_bytes: AtomicU64,
+    pub freed_at_sweep: AtomicU64,
+    pub frees_deferred: AtomicU64,
 }
 
 /// What one compaction did.
@@ -86,6 +93,10 @@ impl Default for GcCounters {
             releases: h(),
             compaction: Mutex::default(),
             compactions: AtomicU64::new(0),
+            freed_now: AtomicU64::new(0),
+            freed_now_bytes: AtomicU64::new(0),
+            freed_at_sweep: AtomicU64::new(0),
+            frees_deferred: AtomicU64::new(0),
         }
     }
 }

@@ -72,6 +72,10 @@ fn pause<E: Embedder>(
     core.workers.set_serial(core.is_small());
     core.note_peak_pages();
     let mut panics = core.finish_sweeping();
+    // Explicitly freed slots no mutator reused are free slots from now on.
+    for p in core.pools.iter() {
+        p.reclaim_forgotten(&core.table);
+    }
     // The collection's own work starts here (the generations' cost rule
     // compares it between minor and full collections; the previous
     // cycle's leftover sweep is not this collection's).

@@ -174,6 +174,15 @@ impl HeapSizer {
         }
     }
 
+    /// Takes back `bytes` counted as allocated since the last collection:
+    /// memory freed explicitly and reusable at once (bdwgc subtracts its
+    /// explicitly freed bytes the same way).
+    pub fn give_back(&self, bytes: u64) {
+        let _ = self
+            .allocated
+            .fetch_update(Relaxed, Relaxed, |a| Some(a.saturating_sub(bytes)));
+    }
+
     /// Whether the allocation since the last collection has used up the
     /// allowance.
     #[inline]

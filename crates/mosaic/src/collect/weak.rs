@@ -234,6 +234,22 @@ impl WeakRefs {
         self.count.load(Relaxed) != 0
     }
 
+    /// Whether a registered weak slot lies in `[start, start + len)` (an
+    /// object about to be freed explicitly): probes each word or scans
+    /// the table, whichever is shorter.
+    pub fn has_slot_within(&self, start: usize, len: usize) -> bool {
+        if !self.any() {
+            return false;
+        }
+        let slots = self.slots.lock();
+        let words = len / 8;
+        if slots.len() < words {
+            slots.keys().any(|&s| (start..start + len).contains(&s))
+        } else {
+            (0..words).any(|i| slots.contains_key(&(start + 8 * i)))
+        }
+    }
+
     /// Registered weak slots.
     pub fn slot_count(&self) -> usize {
         self.slots.lock().len()

@@ -49,6 +49,10 @@ struct PoolState {
     /// Slots handed out before the minor collections since the last full one.
     minor_allocated: u64,
     cycle_allocated: u64,
+    /// Slots freed explicitly that their mutator flushed before reusing
+    /// them: still allocated, `freed` bits set, until the next pause makes
+    /// them free ([`SizePool::reclaim_forgotten`]).
+    forgotten: Vec<usize>,
     c: PoolCounters,
 }
 
@@ -117,6 +121,7 @@ impl SizePool {
                 allocated_since_gc: 0,
                 minor_allocated: 0,
                 cycle_allocated: 0,
+                forgotten: Vec::new(),
                 c: PoolCounters::default(),
             }),
         }
@@ -356,6 +361,43 @@ impl SizePool {
         let mut st = self.state.lock();
         st.allocated_since_gc = st.allocated_since_gc.wrapping_add_signed(slots);
         st.c.allocated_total = st.c.allocated_total.wrapping_add_signed(slots);
+    }
+
+    /// Takes the explicitly freed slots a mutator flushed without reusing.
+    pub fn forget_freed(&self, slots: impl Iterator<Item = usize>) {
+        self.state.lock().forgotten.extend(slots);
+    }
+
+    /// Pause, every page swept (alloc bits exact, no mutator running):
+    /// the slots given to [`SizePool::forget_freed`] become free slots, so
+    /// that a stale ambiguous word finds no object there. A pointer-free
+    /// slot was not cleared when freed: its page is no longer all-zero in
+    /// its free slots.
+    pub fn reclaim_forgotten(&self, table: &PageTable) {
+        let mut st = self.state.lock();
+        if st.forgotten.is_empty() {
+            return;
+        }
+        let mut n = 0;
+        for &addr in &st.forgotten {
+            let (d, slot) = table.small_slot(addr);
+            d.freed.clear(slot);
+            debug_assert!(d.alloc.get(slot), "a forgotten slot stays allocated");
+            if !d.alloc.get(slot) {
+                continue;
+            }
+            d.alloc.clear(slot);
+            if d.no_pointers.get(slot) {
+                d.no_pointers.clear(slot);
+                d.set_zeroed(false);
+            }
+            d.conservative.clear(slot);
+            d.barriered.clear(slot);
+            n += 1;
+        }
+        st.forgotten.clear();
+        st.allocated_since_gc = st.allocated_since_gc.saturating_sub(n);
+        st.c.allocated_total = st.c.allocated_total.wrapping_sub(n);
     }
 
     /// Records the duration of one lazy sweep step.

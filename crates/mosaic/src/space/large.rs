@@ -142,6 +142,21 @@ impl LargeSpace {
         res.release_span_clean(table, head, pages);
     }
 
+    /// Frees the live object headed at `head` now, outside a pause (an
+    /// explicit free; the caller checked that it needs no cleanup). False
+    /// if it is not on the list: another thread freed it first.
+    pub fn free_now(&self, table: &PageTable, res: &PageResource, head: usize) -> bool {
+        {
+            let mut heads = self.heads.lock();
+            let Some(i) = heads.iter().position(|&h| h as usize == head) else {
+                return false;
+            };
+            heads.swap_remove(i);
+        }
+        self.free_dead(table, res, head, &mut |_| {});
+        true
+    }
+
     /// Clears the mark bit of every large object (an abandoned collection).
     pub fn clear_marks(&self, table: &PageTable) {
         for &h in self.heads.lock().iter() {

@@ -113,6 +113,15 @@ impl PageTable {
         unsafe { &*(self.descs.start() as *const PageDesc).add(index) }
     }
 
+    /// The descriptor and slot index of `addr`, an address inside a slot
+    /// of a small-object page (no check of the page's kind).
+    #[inline(always)]
+    pub fn small_slot(&self, addr: usize) -> (&PageDesc, usize) {
+        let off = addr - self.heap.start();
+        let d = self.desc(off >> PAGE_SHIFT);
+        (d, d.slot_of_offset(off & PAGE_MASK))
+    }
+
     /// Maps any address to what it points into.
     #[inline(always)]
     pub fn locate(&self, addr: usize) -> Located {

@@ -1,0 +1,211 @@
+//! Explicit deallocation (`Mutator::free`): an object the program knows
+//! to be dead gives its memory back before a collection proves it.
+//!
+//! A small object's slot is not put back on its page at once (another
+//! mutator may be taking runs there, and lazy sweeping owns unswept
+//! pages): it stays allocated, is cleared as a fresh slot of its
+//! allocation context would be, gets its `freed` bit, and goes on the
+//! freeing mutator's list for that context. That mutator's next
+//! allocation of the same size and flags takes it before a new run. A
+//! flush (each pause, a blocking region, thread exit) gives the rest to
+//! their pools, and the next pause, with every mutator stopped and every
+//! page swept, makes them free slots before it marks
+//! (`SizePool::reclaim_forgotten`): a stale pointer to a freed object
+//! keeps nothing. A large object's span goes back to the page resource at
+//! once.
+//!
+//! Invariants: only bits nobody else writes outside a pause are changed
+//! (the slot's `freed` and mark bits, atomically; its unlogged bit); a
+//! slot is reused only by an allocation whose flags are exactly its
+//! context's run flags, so no other side bit needs writing on a page
+//! another mutator may be allocating on. Objects the collector still has
+//! business with (a finalizer, cleanup, an ephemeron, a pin, a weak slot
+//! registered inside it, an unswept page, a logged remembered-set entry)
+//! are left to the next collection.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use crate::alloc::{context, run_flags};
+use crate::embedder::Embedder;
+use crate::error::Error;
+use crate::flags::AllocFlags;
+use crate::object::ObjRef;
+use crate::space::{Located, PageDesc};
+
+use super::Mutator;
+
+/// What [`Mutator::free`] did with an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Freed {
+    /// Its memory is reusable now: the slot by this mutator's next
+    /// allocation of the same size and flags, a large object's pages by
+    /// any allocation.
+    Now,
+    /// Its page waits for the lazy sweep that follows the last
+    /// collection: that sweep frees the slot.
+    WhenSwept,
+    /// The collector still has business with it (a finalizer, cleanup, an
+    /// ephemeron, a pin, a weak slot inside it, a remembered-set entry) or
+    /// this
+    /// mutator holds as many freed slots as it keeps: the next collection
+    /// reclaims it, as it would have without the call.
+    AtNextCollection,
+}
+
+impl<E: Embedder> Mutator<E> {
+    /// Frees `obj` explicitly (like bdwgc's `GC_free`): its memory may be
+    /// handed out again by the next allocation. Refused for an address
+    /// that is not a live object of this heap ([`Error::ForeignPointer`]),
+    /// for an object freed twice ([`Error::Misuse`]), inside a blocking
+    /// region or a collector callback.
+    ///
+    /// # Safety
+    /// Nothing uses `obj` afterwards: no field, root, weak reference or
+    /// stack slot that the program reads again refers to it (a reference
+    /// the collector still finds only keeps the memory from reuse after
+    /// the next collection, and then holds whatever took its place).
+    pub unsafe fn free(&mut self, obj: ObjRef) -> Result<Freed, Error> {
+        self.check_usable("free an object")?;
+        self.ensure_attached();
+        let heap = self.heap.clone();
+        let core = &heap.core;
+        let table = &core.table;
+        let generational = core.config.generational;
+        let addr = obj.addr();
+        match table.object_at(addr) {
+            Some(Located::Small { page, slot, start }) => {
+                let d = table.desc(page);
+                if d.freed.get(slot) {
+                    return Err(double_free(addr));
+                }
+                self.free_small(d, slot, start)
+            }
+            Some(Located::Large { head, start }) => {
+                let d = table.desc(head);
+                if busy(d, 0, generational, || table.log().is_unlogged(start))
+                    || core.pins.is_pinned(start)
+                    || core.weak.has_slot_within(start, d.large_size())
+                {
+                    return Ok(self.deferred());
+                }
+                let bytes = d.span() * crate::space::PAGE_SIZE;
+                if !core.large.free_now(table, &core.resource, head) {
+                    return Err(double_free(addr));
+                }
+                core.sizer.give_back(bytes as u64);
+                core.counters.freed_now.fetch_add(1, Relaxed);
+                core.counters
+                    .freed_now_bytes
+                    .fetch_add(bytes as u64, Relaxed);
+                Ok(Freed::Now)
+            }
+            _ => Err(Error::ForeignPointer { addr }),
+        }
+    }
+
+    /// [`Mutator::free`] of the small object at `start`, slot `slot` of
+    /// page `d`.
+    fn free_small(&mut self, d: &PageDesc, slot: usize, start: usize) -> Result<Freed, Error> {
+        let core = &self.heap.core;
+        let table = &core.table;
+        let generational = core.config.generational;
+        let size = d.slot_size();
+        if busy(d, slot, generational, || table.log().is_unlogged(start))
+            || core.pins.is_pinned(start)
+            || core.weak.has_slot_within(start, size)
+        {
+            return Ok(self.deferred());
+        }
+        if d.is_unswept() {
+            // The mark bit says what the sweep keeps: without it the
+            // sweep frees the slot. (A sweep of the page that read the
+            // bit already keeps it: the next collection frees it then.)
+            d.mark.test_and_clear_atomic(slot);
+            core.counters.freed_at_sweep.fetch_add(1, Relaxed);
+            return Ok(Freed::WhenSwept);
+        }
+        let Some(flags) = context_flags_of(d, slot) else {
+            return Ok(self.deferred());
+        };
+        let ctx = context(d.pool(), flags);
+        if !self.local.has_freed_room(ctx) {
+            return Ok(self.deferred());
+        }
+        if !d.freed.test_and_set_atomic(slot) {
+            // Another thread freed it an instant ago.
+            return Err(double_free(start));
+        }
+        if !flags.contains(AllocFlags::UNINIT) {
+            table.zero(start, size);
+        }
+        // Young again: a stale mark (old, generational mode) or unlogged
+        // bit must not make the next object look old.
+        d.mark.test_and_clear_atomic(slot);
+        if generational {
+            table.log().clear_range(start, size);
+        }
+        d.note_young();
+        self.local.push_freed(ctx, start);
+        core.counters.freed_now.fetch_add(1, Relaxed);
+        core.counters
+            .freed_now_bytes
+            .fetch_add(size as u64, Relaxed);
+        Ok(Freed::Now)
+    }
+
+    fn deferred(&self) -> Freed {
+        let c = &self.heap.core.counters;
+        c.frees_deferred.fetch_add(1, Relaxed);
+        Freed::AtNextCollection
+    }
+
+    /// A slot this mutator freed, for an allocation of `class` with
+    /// `flags`: only when `flags` are exactly what the context's runs give
+    /// (anything else would write side bits of a page another mutator may
+    /// be allocating on).
+    #[inline]
+    pub(super) fn reuse_freed(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
+        if !flags.without(run_flags(flags)).is_empty() {
+            return None;
+        }
+        let addr = self
+            .local
+            .pop_freed(&self.heap.core.table, context(class, flags))?;
+        Some(ObjRef::from_heap_addr(addr))
+    }
+}
+
+/// Whether the collector still has business with the object in slot
+/// `slot` of page `d` (slot 0 of a large object's head): a finalizer,
+/// cleanup, an ephemeron, a `PINNED` allocation, or (generational mode) a
+/// remembered-set entry: an old
+/// barriered object whose unlogged bit (`unlogged()`) is clear was logged,
+/// and the next minor collection reads its entry.
+fn busy(d: &PageDesc, slot: usize, generational: bool, unlogged: impl FnOnce() -> bool) -> bool {
+    d.finalizer.get(slot)
+        || d.cleanup.get(slot)
+        || d.ephemeron.get(slot)
+        || d.pin.get(slot)
+        || (generational && d.barriered.get(slot) && d.mark.get(slot) && !unlogged())
+}
+
+/// The flags of the allocation context whose runs give a slot the side
+/// bits that slot `slot` of page `d` has (`None`: a mix no run gives).
+fn context_flags_of(d: &PageDesc, slot: usize) -> Option<AllocFlags> {
+    let bits = (
+        d.no_pointers.get(slot),
+        d.conservative.get(slot),
+        d.barriered.get(slot),
+    );
+    match bits {
+        (true, false, false) => Some(AllocFlags::UNINIT),
+        (false, true, false) => Some(AllocFlags::CONSERVATIVE),
+        (false, false, true) => Some(AllocFlags::BARRIERED),
+        (false, false, false) => Some(AllocFlags::NONE),
+        _ => None,
+    }
+}
+
+fn double_free(addr: usize) -> Error {
+    Error::Misuse(format!("free of {addr:#x}, which was freed already"))
+}

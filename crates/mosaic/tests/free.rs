@@ -1,0 +1,270 @@
+//! Explicit frees (`Mutator::free`): the memory is reused at once, without
+//! ever being handed out twice, and objects the collector still has
+//! business with wait for the next collection. The model test
+//! (`model.rs`) frees at random in every configuration too.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use mosaic::{AllocFlags, Config, Error, FinalizerOrder, Freed, ObjRef};
+
+fn free(m: &mut TestMutator, o: ObjRef) -> Result<Freed, Error> {
+    // SAFETY: the tests drop every use of `o` first.
+    unsafe { m.free(o) }
+}
+
+#[test]
+fn a_freed_slot_is_the_next_allocation_of_its_size_and_flags_and_comes_back_cleared() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let keep = new_pair(&mut m, 1, None, None).unwrap();
+    let _root = m.root(keep).unwrap();
+    let a = new_pair(&mut m, 2, Some(keep), Some(keep)).unwrap();
+    let b = new_pair(&mut m, 3, Some(keep), None).unwrap();
+    assert_eq!(free(&mut m, a).unwrap(), Freed::Now);
+    assert_eq!(free(&mut m, b).unwrap(), Freed::Now);
+    // The run still has room: the fast path bumps first.
+    let mut seen = BTreeSet::new();
+    for i in 0..5000 {
+        let o = m.alloc(HEADER + 16).unwrap();
+        // SAFETY: a fresh object of HEADER + 16 bytes.
+        let words = unsafe { std::slice::from_raw_parts(o.as_ptr() as *const u64, 4) };
+        assert_eq!(words, [0; 4], "allocation {i} at {o:?} is not cleared");
+        init_uncleared(o, PAIR, 2, 100 + i);
+        assert!(seen.insert(o.addr()), "{o:?} handed out twice");
+    }
+    assert!(seen.contains(&a.addr()) && seen.contains(&b.addr()));
+    assert_eq!(header(keep).2, 1);
+    let s = heap.stats();
+    assert_eq!((s.freed_now, s.frees_deferred), (2, 0));
+    assert_eq!(
+        s.freed_now_bytes,
+        2 * heap.object_size(keep).unwrap() as u64
+    );
+}
+
+#[test]
+fn a_freed_slot_goes_only_to_its_own_kind_of_allocation() {
+    // No collection meanwhile (it would reclaim the freed slots for anyone).
+    let heap = heap(Config {
+        heap_min: 64 << 20,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let atomic = m.alloc_with(HEADER + 16, AllocFlags::UNINIT).unwrap();
+    let conservative = m.alloc_with(HEADER + 16, AllocFlags::CONSERVATIVE).unwrap();
+    set_word(conservative, 0, 0xdead_beef);
+    assert_eq!(free(&mut m, atomic).unwrap(), Freed::Now);
+    assert_eq!(free(&mut m, conservative).unwrap(), Freed::Now);
+    // Use up the current runs of the three kinds, collecting the addresses.
+    let mut plain = BTreeSet::new();
+    for _ in 0..5000 {
+        plain.insert(m.alloc(HEADER + 16).unwrap().addr());
+    }
+    assert!(!plain.contains(&atomic.addr()) && !plain.contains(&conservative.addr()));
+    let mut got = None;
+    for _ in 0..5000 {
+        let o = m.alloc_with(HEADER + 16, AllocFlags::CONSERVATIVE).unwrap();
+        if o == conservative {
+            got = Some(o);
+            break;
+        }
+    }
+    let o = got.expect("the conservative slot came back to a conservative allocation");
+    assert_eq!(
+        heap.object_flags(o).unwrap(),
+        AllocFlags::CONSERVATIVE,
+        "with its kind"
+    );
+    // SAFETY: a fresh object of HEADER + 16 bytes.
+    assert_eq!(unsafe { *(o.as_ptr() as *const u64) }, 0, "cleared");
+    let mut got = false;
+    for _ in 0..5000 {
+        if m.alloc_with(HEADER + 16, AllocFlags::UNINIT).unwrap() == atomic {
+            got = true;
+            break;
+        }
+    }
+    assert!(
+        got,
+        "the pointer-free slot came back to an UNINIT allocation"
+    );
+    assert!(heap
+        .object_flags(atomic)
+        .unwrap()
+        .contains(AllocFlags::NO_POINTERS));
+    assert_eq!(heap.stats().collections, 0);
+}
+
+#[test]
+fn bad_frees_are_refused_and_lose_nothing() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let keep = new_pair(&mut m, 1, None, None).unwrap();
+    let _root = m.root(keep).unwrap();
+    let a = new_pair(&mut m, 2, None, None).unwrap();
+    assert_eq!(free(&mut m, a).unwrap(), Freed::Now);
+    assert!(
+        matches!(free(&mut m, a), Err(Error::Misuse(_))),
+        "double free"
+    );
+    let inside = ObjRef::from_ptr((keep.addr() + 8) as *mut u8).unwrap();
+    assert!(matches!(
+        free(&mut m, inside),
+        Err(Error::ForeignPointer { .. })
+    ));
+    let mut local = [0u64; 4];
+    let foreign = ObjRef::from_ptr(local.as_mut_ptr().cast()).unwrap();
+    assert!(matches!(
+        free(&mut m, foreign),
+        Err(Error::ForeignPointer { .. })
+    ));
+    let big = new_vector(&mut m, 3, 100_000).unwrap();
+    assert_eq!(free(&mut m, big).unwrap(), Freed::Now);
+    assert!(matches!(
+        free(&mut m, big),
+        Err(Error::ForeignPointer { .. })
+    ));
+    m.enter_blocking().unwrap();
+    let b = keep;
+    assert!(matches!(free(&mut m, b), Err(Error::Misuse(_))));
+    m.leave_blocking().unwrap();
+    m.collect();
+    assert_eq!(header(keep), (PAIR, 2, 1));
+    // A freed slot the collection found dead is swept, not handed out by
+    // the list any more: freeing it again is a foreign pointer.
+    m.finish_sweep();
+    assert!(matches!(free(&mut m, a), Err(Error::ForeignPointer { .. })));
+}
+
+#[test]
+fn objects_the_collector_still_needs_wait_for_the_next_collection() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let fin = new_pair(&mut m, 1, None, None).unwrap();
+    m.register_finalizer(fin, FinalizerOrder::Ordered, |_, _| {})
+        .unwrap();
+    let cleanup = m
+        .alloc_with(HEADER + 16, AllocFlags::NEEDS_CLEANUP)
+        .unwrap();
+    init_uncleared(cleanup, PAIR, 2, 2);
+    let pinned = new_pair(&mut m, 3, None, None).unwrap();
+    m.pin(pinned).unwrap();
+    let born_pinned = m.alloc_with(HEADER + 16, AllocFlags::PINNED).unwrap();
+    for o in [fin, cleanup, pinned, born_pinned] {
+        assert_eq!(free(&mut m, o).unwrap(), Freed::AtNextCollection, "{o:?}");
+    }
+    assert_eq!(heap.stats().frees_deferred, 4);
+}
+
+#[test]
+fn an_object_on_a_page_not_yet_swept_is_freed_by_the_sweep() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let old = new_pair(&mut m, 1, None, None).unwrap();
+    let keep = new_pair(&mut m, 2, None, None).unwrap();
+    let roots = [m.root(old).unwrap(), m.root(keep).unwrap()];
+    m.collect();
+    assert!(heap.stats().pools.iter().any(|p| p.unswept_pages > 0));
+    assert_eq!(free(&mut m, old).unwrap(), Freed::WhenSwept);
+    assert!(
+        matches!(free(&mut m, old), Err(Error::ForeignPointer { .. })),
+        "not an object any more"
+    );
+    m.finish_sweep();
+    assert_eq!(
+        heap.stats().live_objects(),
+        1,
+        "the sweep freed it, rooted or not"
+    );
+    assert_eq!(header(keep), (PAIR, 2, 2));
+    assert_eq!(heap.stats().freed_at_sweep, 1);
+    drop(roots);
+}
+
+#[test]
+fn freed_slots_are_forgotten_at_a_collection_and_reclaimed_by_it() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let mut keep = Vec::new();
+    let mut roots = Vec::new();
+    for i in 0..1000u64 {
+        let o = new_pair(&mut m, i, None, None).unwrap();
+        if i % 2 == 0 {
+            roots.push(m.root(o).unwrap());
+            keep.push(o);
+        } else {
+            assert_eq!(free(&mut m, o).unwrap(), Freed::Now);
+        }
+    }
+    m.collect();
+    m.finish_sweep();
+    assert_eq!(heap.stats().live_objects(), 500);
+    // Everything allocated now is distinct and never a kept object.
+    let kept: BTreeSet<usize> = keep.iter().map(|o| o.addr()).collect();
+    let mut seen = BTreeSet::new();
+    for i in 0..3000 {
+        let o = new_pair(&mut m, 10_000 + i, None, None).unwrap();
+        assert!(!kept.contains(&o.addr()) && seen.insert(o.addr()));
+    }
+    for (i, o) in keep.iter().enumerate() {
+        assert_eq!(header(*o), (PAIR, 2, 2 * i as u64));
+    }
+    drop(roots);
+}
+
+#[test]
+fn a_freed_large_object_gives_its_pages_back_at_once() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let big = new_vector(&mut m, 1, 300_000).unwrap();
+    let s = heap.stats();
+    assert_eq!(s.large.objects, 1);
+    let before = s.allocated_since_gc;
+    assert_eq!(free(&mut m, big).unwrap(), Freed::Now);
+    let s = heap.stats();
+    assert_eq!((s.large.objects, s.large.pages), (0, 0));
+    assert!(s.allocated_since_gc < before, "the pages count no more");
+    let again = new_vector(&mut m, 2, 300_000).unwrap();
+    assert_eq!(again, big, "the same span, reused");
+    assert_eq!(header(again), (VECTOR, 300_000, 2));
+}
+
+#[test]
+fn an_old_object_freed_in_generational_mode_comes_back_young() {
+    let heap = heap(Config {
+        generational: true,
+        verify: true,
+        gc_threads: 1,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let old = new_pair_with(&mut m, 1, None, None, AllocFlags::BARRIERED).unwrap();
+    let root = m.root(old).unwrap();
+    m.collect();
+    m.finish_sweep();
+    drop(root);
+    assert_eq!(free(&mut m, old).unwrap(), Freed::Now);
+    // The next barriered allocation of its size takes the slot back.
+    let mut fresh = None;
+    for i in 0..5000 {
+        let o = new_pair_with(&mut m, 10 + i, None, None, AllocFlags::BARRIERED).unwrap();
+        if o == old {
+            fresh = Some(o);
+            break;
+        }
+    }
+    let fresh = fresh.expect("the freed slot is reused");
+    let _root = m.root(fresh).unwrap();
+    // A young object stored into it with no barrier (it is young: none is
+    // needed) must survive a minor collection: had the slot stayed old,
+    // the minor collection would not trace it and verify mode would stop.
+    let young = new_pair(&mut m, 99, None, None).unwrap();
+    set_field(fresh, 0, Some(young));
+    m.collect_young();
+    assert_eq!(header(field(fresh, 0).unwrap()), (PAIR, 2, 99));
+    m.collect();
+    assert_eq!(header(field(fresh, 0).unwrap()), (PAIR, 2, 99));
+}
