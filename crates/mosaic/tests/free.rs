@@ -268,3 +268,29 @@ fn an_old_object_freed_in_generational_mode_comes_back_young() {
     m.collect();
     assert_eq!(header(field(fresh, 0).unwrap()), (PAIR, 2, 99));
 }
+
+#[test]
+fn a_finalizer_may_free_its_own_object() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let got = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
+    for i in 0..100 {
+        let o = new_pair(&mut m, i, None, None).unwrap();
+        let got = got.clone();
+        m.register_finalizer(o, FinalizerOrder::Ordered, move |m, obj| {
+            // SAFETY: unreachable, and nothing uses it after this.
+            got.lock().push(unsafe { m.free(obj) }.unwrap());
+        })
+        .unwrap();
+    }
+    m.collect();
+    assert_eq!(m.run_finalizers().unwrap(), 100);
+    let got = got.lock();
+    assert_eq!(got.len(), 100);
+    assert!(
+        got.iter().all(|f| *f != Freed::AtNextCollection),
+        "the runner's pin does not stop the free: {got:?}"
+    );
+    m.finish_sweep();
+    assert_eq!(heap.stats().live_objects(), 0);
+}

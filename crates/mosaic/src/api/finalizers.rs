@@ -141,21 +141,21 @@ impl<E: Embedder> Mutator<E> {
             // even if it panics.
             core.pins.pin(addr);
             let pin = PinnedWhileRunning(self.heap.clone(), addr);
+            let outer = std::mem::replace(&mut self.finalizing, addr);
             n += 1;
+            let this = (self as *mut Mutator<E>).cast();
             // SAFETY: `call` is the trampoline the registration made for
             // this heap's embedder type, given its own kind words and data
             // once (the entry is gone from the queue), and this mutator.
-            unsafe {
-                (ready.kind.call)(
-                    (self as *mut Mutator<E>).cast(),
-                    addr,
-                    ready.kind.a,
-                    ready.kind.b,
-                    ready.data,
-                )
-            };
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+                (ready.kind.call)(this, addr, ready.kind.a, ready.kind.b, ready.data)
+            }));
+            self.finalizing = outer;
             drop(pin);
             drop(root);
+            if let Err(p) = ran {
+                std::panic::resume_unwind(p);
+            }
         }
     }
 }

@@ -83,7 +83,7 @@ impl<E: Embedder> Mutator<E> {
             Some(Located::Large { head, start }) => {
                 let d = table.desc(head);
                 if busy(d, 0, generational, || table.log().is_unlogged(start))
-                    || core.pins.is_pinned(start)
+                    || (core.pins.is_pinned(start) && start != self.finalizing)
                     || core.weak.has_slot_within(start, d.large_size())
                 {
                     return Ok(self.deferred());
@@ -111,7 +111,7 @@ impl<E: Embedder> Mutator<E> {
         let generational = core.config.generational;
         let size = d.slot_size();
         if busy(d, slot, generational, || table.log().is_unlogged(start))
-            || core.pins.is_pinned(start)
+            || (core.pins.is_pinned(start) && start != self.finalizing)
             || core.weak.has_slot_within(start, size)
         {
             return Ok(self.deferred());

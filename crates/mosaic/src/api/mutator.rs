@@ -55,6 +55,10 @@ pub struct Mutator<E: Embedder> {
     log: Arc<LogBuffer>,
     /// Verify mode or a debug build: barriers check their object.
     barrier_checks: bool,
+    /// The object whose finalizer this mutator is running (0: none): its
+    /// pin is the runner's, and does not stop the finalizer from freeing
+    /// it (`free.rs`).
+    pub(super) finalizing: usize,
     /// Tied to its thread (the allocation context is not shareable anyway).
     _not_send: PhantomData<*mut ()>,
 }
@@ -241,6 +245,7 @@ impl<E: Embedder> Mutator<E> {
             stress_count: 0,
             link,
             in_blocking: false,
+            finalizing: 0,
             _not_send: PhantomData,
         })
     }
