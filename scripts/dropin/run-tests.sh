@@ -9,7 +9,7 @@
 #                target/dropin/lib from the repository's root, it is built
 #                there first if missing)
 #   --only LIST  comma-separated test names, or groups (bdwgc, w3m, cpp,
-#                guile, mmv, chase) meaning every test whose name starts
+#                guile, mmv, chase, c) meaning every test whose name starts
 #                with GROUP-
 #   --list       print the test names and exit
 # Environment: DROPIN_TIMEOUT (seconds per run, default 120).
@@ -75,6 +75,9 @@
 #            Debian's source package, run against the installed ecl; its
 #            summary and the names of the failing tests are compared (a few
 #            fail on the real library too in this setting).
+#  c-*       small C programs of ours in tests-dropin/c, linked with -lgc:
+#            free_churn.c rewrites a table of strings 4M times, freeing
+#            each temporary and each replaced entry with GC_FREE.
 #  mmv-*     mmv renaming/copying/linking a few thousand files
 #            (tests-dropin/mmv/workload.sh).
 #  chase-*   chase resolving a few thousand symbolic links
@@ -202,6 +205,7 @@ run_ecl_suite() {
 }
 add_test ecl-suite run_ecl_suite ecl-suite ignore $LIBECL
 add_test mmv-workload "$TESTS_DIR/mmv/workload.sh ." exact exact /usr/bin/mmv
+add_test c-free-churn "$BUILD/c/free_churn" exact ignore "$BUILD/c/free_churn"
 add_test chase-workload "$TESTS_DIR/chase/workload.sh ." exact exact /usr/bin/chase
 
 if [ "$LIST_ONLY" = 1 ]; then
@@ -435,6 +439,16 @@ PROBE=$BUILD/which_libgc
 if stale "$PROBE" "$TESTS_DIR/probe/which_libgc.c"; then
     gcc -O2 $PUBLIC_INC "$TESTS_DIR/probe/which_libgc.c" -o "$PROBE" -lgc -ldl \
         || { echo "error: cannot build the probe" >&2; exit 2; }
+fi
+
+if want_group c; then
+    mkdir -p "$BUILD/c"
+    for src in "$TESTS_DIR"/c/*.c; do
+        o=$BUILD/c/$(basename "$src" .c)
+        if stale "$o" "$src"; then
+            gcc -O2 -Wall $PUBLIC_INC "$src" -o "$o" -lgc || note "build of $src failed"
+        fi
+    done
 fi
 
 if want_group bdwgc && [ -z "${SKIP_GROUP[bdwgc]-}" ]; then
