@@ -13,6 +13,8 @@
 //! of objects it found dead ([`Pins::finish`]). Pinning does not keep an
 //! object alive.
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
@@ -22,12 +24,17 @@ use crate::space::{Located, MarkState, PageTable};
 #[derive(Default)]
 pub struct Pins {
     counted: Mutex<FxHashMap<usize, u32>>,
+    /// Objects in `counted`, written under its lock: [`Pins::is_pinned`]
+    /// (asked by every explicit free) takes no lock while it is zero.
+    len: AtomicUsize,
 }
 
 impl Pins {
     /// Pins `obj` once more.
     pub fn pin(&self, obj: usize) {
-        *self.counted.lock().entry(obj).or_insert(0) += 1;
+        let mut m = self.counted.lock();
+        *m.entry(obj).or_insert(0) += 1;
+        self.len.store(m.len(), Relaxed);
     }
 
     /// Removes one pin of `obj`; `false` if it had none.
@@ -37,6 +44,7 @@ impl Pins {
             None => false,
             Some(1) => {
                 m.remove(&obj);
+                self.len.store(m.len(), Relaxed);
                 true
             }
             Some(n) => {
@@ -48,7 +56,7 @@ impl Pins {
 
     /// Whether `obj` has a counted pin.
     pub fn is_pinned(&self, obj: usize) -> bool {
-        self.counted.lock().contains_key(&obj)
+        self.len.load(Relaxed) != 0 && self.counted.lock().contains_key(&obj)
     }
 
     /// Objects with a counted pin.
@@ -61,6 +69,7 @@ impl Pins {
         let mut m = self.counted.lock();
         if !m.is_empty() {
             m.retain(|&o, _| matches!(table.mark_state(o), MarkState::Marked(_)));
+            self.len.store(m.len(), Relaxed);
         }
     }
 
