@@ -128,8 +128,7 @@ fn bad_frees_are_refused_and_lose_nothing() {
         Err(Error::ForeignPointer { .. })
     ));
     m.enter_blocking().unwrap();
-    let b = keep;
-    assert!(matches!(free(&mut m, b), Err(Error::Misuse(_))));
+    assert!(matches!(free(&mut m, keep), Err(Error::Misuse(_))));
     m.leave_blocking().unwrap();
     m.collect();
     assert_eq!(header(keep), (PAIR, 2, 1));

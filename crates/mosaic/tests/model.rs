@@ -4,11 +4,11 @@
 //! handles and weak slots (short and long), ephemerons, pins, ambiguous
 //! roots and compactions (`model/moving.rs`), conservative objects and
 //! their words (`model/conservative.rs`), explicit frees (`model/free.rs`)
-//! and collections, checked against
-//! a plain Rust model of the object graph and of what a collection does
-//! (`common/model_graph.rs`), in several collector configurations (lazy,
-//! verify, stress, eager sweep, Ruby's size pools, every heap policy,
-//! compaction; verify and stress with 1, 2 and 4 GC workers).
+//! and collections, checked against a plain Rust model of the object graph
+//! and of what a collection does (`common/model_graph.rs`), in several
+//! collector configurations (lazy, verify, stress, eager sweep, Ruby's size
+//! pools, every heap policy, compaction; verify and stress with 1, 2 and 4
+//! GC workers).
 //!
 //! After every collection, explicit, inside an allocation or inside a
 //! finalizer: the marker marked exactly the model's count and queued
@@ -134,11 +134,8 @@ enum Op {
     Moving(moving::MovingOp),
     /// Conservative objects and their words (`model/conservative.rs`).
     Conservative(conservative::ConsOp),
-    /// Drops the root of an object nothing else refers to and frees it
-    /// (`model/free.rs`).
-    Free {
-        target: usize,
-    },
+    /// Frees an object only a root refers to (`model/free.rs`).
+    Free(usize),
 }
 
 fn pick(v: &[u64], i: usize) -> Option<u64> {
@@ -560,7 +557,7 @@ impl Harness {
             }
             Op::Moving(ref op) => self.apply_moving(op),
             Op::Conservative(ref op) => self.apply_conservative(op),
-            Op::Free { target } => self.free_one(target),
+            Op::Free(target) => self.free_one(target),
             Op::RunFinalizers => self.run_finalizers(),
             Op::Collect => self.collect_and_check(),
             Op::CollectYoung => {

@@ -10,18 +10,11 @@
 
 #include "mosaic.h"
 #include "check.h"
+#include "obj.h"
 
-typedef struct Cell {
-    struct Cell *next;
-    uint64_t value;
-} Cell;
+typedef Obj Cell; /* ref: the next cell, id: its value */
 
-static void trace(void *ctx, void *obj, mosaic_tracer *t) {
-    (void)ctx;
-    mosaic_visit(t, (void **)&((Cell *)obj)->next);
-}
-
-static mosaic_embedder embedder = {.trace = trace};
+static mosaic_embedder embedder = {.trace = trace_obj};
 
 int main(void) {
     mosaic_heap *h = verified_heap(&embedder);
@@ -30,14 +23,14 @@ int main(void) {
     enum { N = 20000 };
     for (uint64_t i = 0; i < N; i++) {
         Cell *c = mosaic_alloc(m, sizeof(Cell), 0);
-        c->next = mosaic_root_get(list);
-        c->value = i;
+        c->ref = mosaic_root_get(list);
+        c->id = i;
         mosaic_root_set(list, c);
         /* A temporary of the same size, freed at once: the memory goes to
          * a later allocation, never to two at once. */
         Cell *tmp = mosaic_alloc(m, sizeof(Cell), 0);
-        tmp->next = c;
-        tmp->value = ~i;
+        tmp->ref = c;
+        tmp->id = ~i;
         bool now = false;
         CHECK(mosaic_free(m, tmp, &now) == MOSAIC_OK && now, "free %llu: %s", (unsigned long long)i,
               mosaic_last_error_message());
@@ -48,24 +41,24 @@ int main(void) {
         if (i % 5000 == 4999) mosaic_collect(m);
     }
     uint64_t want = N;
-    for (Cell *c = mosaic_root_get(list); c; c = c->next) {
+    for (Cell *c = mosaic_root_get(list); c; c = c->ref) {
         want--;
-        CHECK(c->value == want, "cell holds %llu, expected %llu", (unsigned long long)c->value,
+        CHECK(c->id == want, "cell holds %llu, expected %llu", (unsigned long long)c->id,
               (unsigned long long)want);
-        if (c->value != want) break;
+        if (c->id != want) break;
     }
     CHECK(want == 0, "%llu cells missing", (unsigned long long)want);
 
     /* Reuse: the slot freed last is handed out again, cleared. */
     Cell *a = mosaic_alloc(m, sizeof(Cell), 0);
-    a->value = 77;
+    a->id = 77;
     CHECK(mosaic_free(m, a, NULL) == MOSAIC_OK, "free a");
     int reused = 0;
     for (int i = 0; i < 5000 && !reused; i++) {
         Cell *b = mosaic_alloc(m, sizeof(Cell), 0);
         if (b == a) {
             reused = 1;
-            CHECK(b->next == NULL && b->value == 0, "reused slot not cleared");
+            CHECK(b->ref == NULL && b->id == 0, "reused slot not cleared");
         }
     }
     CHECK(reused, "the freed slot was not reused");
@@ -92,7 +85,7 @@ int main(void) {
     CHECK(mosaic_free(m, head, NULL) == MOSAIC_ERR_MISUSE, "free inside a blocking region");
     CHECK(mosaic_blocking_leave(m) == MOSAIC_OK, "leave");
     mosaic_collect(m);
-    CHECK(((Cell *)mosaic_root_get(list))->value == N - 1, "list head intact");
+    CHECK(((Cell *)mosaic_root_get(list))->id == N - 1, "list head intact");
 
     mosaic_root_free(list);
     mosaic_mutator_free(m);

@@ -67,19 +67,15 @@ impl<E: Embedder> Mutator<E> {
     pub unsafe fn free(&mut self, obj: ObjRef) -> Result<Freed, Error> {
         self.check_usable("free an object")?;
         self.ensure_attached();
-        let heap = self.heap.clone();
-        let core = &heap.core;
+        let addr = obj.addr();
+        let located = self.heap.core.table.object_at(addr);
+        if let Some(Located::Small { page, slot, start }) = located {
+            return self.free_small(page, slot, start);
+        }
+        let core = &self.heap.core;
         let table = &core.table;
         let generational = core.config.generational;
-        let addr = obj.addr();
-        match table.object_at(addr) {
-            Some(Located::Small { page, slot, start }) => {
-                let d = table.desc(page);
-                if d.freed.get(slot) {
-                    return Err(double_free(addr));
-                }
-                self.free_small(d, slot, start)
-            }
+        match located {
             Some(Located::Large { head, start }) => {
                 let d = table.desc(head);
                 if busy(d, 0, generational, || table.log().is_unlogged(start))
@@ -104,11 +100,15 @@ impl<E: Embedder> Mutator<E> {
     }
 
     /// [`Mutator::free`] of the small object at `start`, slot `slot` of
-    /// page `d`.
-    fn free_small(&mut self, d: &PageDesc, slot: usize, start: usize) -> Result<Freed, Error> {
+    /// page `page`.
+    fn free_small(&mut self, page: usize, slot: usize, start: usize) -> Result<Freed, Error> {
         let core = &self.heap.core;
         let table = &core.table;
         let generational = core.config.generational;
+        let d = table.desc(page);
+        if d.freed.get(slot) {
+            return Err(double_free(start));
+        }
         let size = d.slot_size();
         if busy(d, slot, generational, || table.log().is_unlogged(start))
             || (core.pins.is_pinned(start) && start != self.finalizing)

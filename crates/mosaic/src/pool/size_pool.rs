@@ -386,13 +386,12 @@ impl SizePool {
             if !d.alloc.get(slot) {
                 continue;
             }
-            d.alloc.clear(slot);
             if d.no_pointers.get(slot) {
-                d.no_pointers.clear(slot);
                 d.set_zeroed(false);
             }
-            d.conservative.clear(slot);
-            d.barriered.clear(slot);
+            d.alloc.clear(slot);
+            // No ephemeron is ever freed explicitly (`api/free.rs`).
+            d.clear_object_bits(slot / 64, 1 << (slot % 64), false);
             n += 1;
         }
         st.forgotten.clear();

@@ -57,13 +57,7 @@ pub fn sweep_page(
                 }
                 d.cleanup.retain_word(w, !dead);
             }
-            d.no_pointers.set_word(w, d.no_pointers.word(w) & !dead);
-            if ephemerons {
-                d.ephemeron.retain_word(w, !dead);
-            }
-            d.pin.retain_word(w, !dead);
-            d.conservative.retain_word(w, !dead);
-            d.barriered.retain_word(w, !dead);
+            d.clear_object_bits(w, dead, ephemerons);
         }
         if cleanup && d.cleanup.word(w) != 0 {
             cleanup_left = true;

@@ -246,6 +246,23 @@ impl PageDesc {
         self.large_size.load(Relaxed) as usize
     }
 
+    /// Clears the per-object bits a free slot must not carry (pointer-free,
+    /// pin, conservative, barriered, and ephemeron when `ephemerons`) for
+    /// the slots set in `dead`, a mask of bitmap word `w`: sweeping's dead
+    /// slots, explicitly freed ones. Cleanup bits are the caller's (it
+    /// calls `on_free` first); mark and alloc bits too.
+    #[inline]
+    pub fn clear_object_bits(&self, w: usize, dead: u64, ephemerons: bool) {
+        self.no_pointers
+            .set_word(w, self.no_pointers.word(w) & !dead);
+        if ephemerons {
+            self.ephemeron.retain_word(w, !dead);
+        }
+        self.pin.retain_word(w, !dead);
+        self.conservative.retain_word(w, !dead);
+        self.barriered.retain_word(w, !dead);
+    }
+
     /// Clears every per-slot bitmap.
     pub fn clear_bitmaps(&self) {
         for b in [&self.mark, &self.alloc, &self.no_pointers] {

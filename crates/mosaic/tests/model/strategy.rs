@@ -58,6 +58,6 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(|target| Op::PanickingCollect { target }),
         4 => moving::op().prop_map(Op::Moving),
         6 => conservative::op().prop_map(Op::Conservative),
-        3 => any::<usize>().prop_map(|target| Op::Free { target }),
+        3 => any::<usize>().prop_map(Op::Free),
     ]
 }
