@@ -8,13 +8,18 @@
 //! holds its finalizer closure, tagged with bit 0, and the program gets the
 //! address one word in.
 //!
-//! Here each such object carries a Mosaic finalizer, ordered when the
-//! kind marks unconditionally (an ordered finalizer runs only after every
-//! finalizable object that reaches it is gone, which keeps the referents
-//! the same way) and unordered otherwise. When it runs, the disclaim
-//! procedure is called; a non-zero answer registers the finalizer again,
-//! so the object stays until a later collection finds it unreachable and
-//! the procedure lets it go. Then the object is freed explicitly
+//! Here each such object carries the heap's shared Mosaic finalizer
+//! (two bits on its page, no entry: such programs have hundreds of
+//! thousands of them), ordered when the kind marks unconditionally (an
+//! ordered finalizer runs only after every finalizable object that
+//! reaches it is gone, which keeps the referents the same way) and
+//! unordered otherwise. The finalizer finds the kind from the object: a
+//! `GC_finalized_malloc` object is the only conservatively scanned one
+//! given it, and a made kind's objects end in their kind's number
+//! (`kinds.rs`). When it runs, the disclaim procedure is called; a
+//! non-zero answer registers the finalizer again, so the object stays
+//! until a later collection finds it unreachable and the procedure lets
+//! it go. Then the object is freed explicitly
 //! (`Mutator::free`), as bdwgc reclaims it. Differences from bdwgc: the
 //! procedure runs at the end of an allocation call (or in
 //! `GC_invoke_finalizers`), not inside the sweep, so it may even allocate.
@@ -29,7 +34,7 @@ use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mosaic::{FinalizerOrder, ObjRef};
+use mosaic::{AllocFlags, FinalizerOrder, ObjRef};
 use parking_lot::Mutex;
 use rustc_hash::FxHashSet;
 
@@ -106,18 +111,34 @@ fn order_of(kind: usize) -> FinalizerOrder {
 /// its finalizer if the kind has a disclaim procedure.
 pub fn after_alloc(m: &mut GcMutator, o: ObjRef, kind: usize) {
     let Some(p) = PROCS.get(kind) else { return };
-    let f = p.load(Ordering::Acquire);
-    if f != 0 {
-        let _ = m.register_finalizer_fn(o, order_of(kind), on_unreachable, f, kind);
+    if p.load(Ordering::Acquire) != 0 {
+        let _ = m.register_shared_finalizer(o, order_of(kind));
     }
 }
 
-/// Mosaic's finalizer of an object with a disclaim procedure.
-fn on_unreachable(m: &mut GcMutator, obj: ObjRef, f: usize, kind: usize) {
+/// The kind whose procedure finalizes `obj`: `FINALIZED` for a
+/// conservatively scanned object (only `GC_finalized_malloc` gives those
+/// the finalizer), else the made kind its trailer names.
+fn kind_of(obj: ObjRef) -> Option<usize> {
+    let h = crate::heap::heap();
+    if h.object_flags(obj)?.contains(AllocFlags::CONSERVATIVE) {
+        return Some(FINALIZED);
+    }
+    crate::kinds::kind_of(obj, h.object_size(obj).ok()?)
+}
+
+/// Mosaic's shared finalizer: the disclaim procedure of the object's kind.
+pub fn on_unreachable(m: &mut GcMutator, obj: ObjRef, _tag: usize, _data: usize) {
+    let Some(kind) = kind_of(obj) else { return };
     let keep = if kind == FINALIZED {
         finalize_closure(obj);
         0
     } else {
+        let f = PROCS[kind].load(Ordering::Acquire);
+        if f == 0 {
+            // The procedure was removed since: nothing to ask.
+            return;
+        }
         // SAFETY: a disclaim procedure registered for this object's kind.
         let f: unsafe extern "C" fn(*mut c_void) -> c_int = unsafe { std::mem::transmute(f) };
         let p = obj.as_ptr().cast::<c_void>();
@@ -128,7 +149,7 @@ fn on_unreachable(m: &mut GcMutator, obj: ObjRef, f: usize, kind: usize) {
         keep
     };
     if keep != 0 {
-        let _ = m.register_finalizer_fn(obj, order_of(kind), on_unreachable, f, kind);
+        let _ = m.register_shared_finalizer(obj, order_of(kind));
     } else {
         // bdwgc reclaims the object right after its procedure lets it go.
         // SAFETY: unreachable when the collection chose it, and its
@@ -196,7 +217,7 @@ pub extern "C" fn GC_finalized_malloc(size: usize, fc: *const Closure) -> *mut c
         return std::ptr::null_mut();
     };
     with_mutator(|m| {
-        let _ = m.register_finalizer_fn(o, FinalizerOrder::Ordered, on_unreachable, 0, FINALIZED);
+        let _ = m.register_shared_finalizer(o, FinalizerOrder::Ordered);
     });
     // SAFETY: one word into the object.
     unsafe { p.cast::<u8>().add(W).cast() }

@@ -202,6 +202,9 @@ fn create() -> GcHeap {
     heap.set_collection_gate(Some(Box::new(collections_allowed)));
     heap.set_event_listener(Some(Box::new(on_event)));
     heap.set_finalizer_notifier(Some(Box::new(crate::finalize::notified)));
+    if let Err(e) = heap.set_shared_finalizer(crate::disclaim::on_unreachable, 0) {
+        crate::control::abort_with(&format!("mosaic-gc: cannot set up disclaim: {e}"));
+    }
     crate::data::set_parallel(c_int::from(heap.config().gc_threads > 1));
     let r = heap.address_range();
     crate::data::set_plausible_bounds(r.start, r.end);

@@ -214,6 +214,9 @@ impl Harness {
             },
             _ => {}
         })));
+        let tag = Arc::as_ptr(&log) as usize;
+        heap.set_shared_finalizer(model_finalizers::log_ran_shared, tag)
+            .unwrap();
         let m = heap.mutator().unwrap();
         Harness {
             heap,
@@ -468,8 +471,13 @@ impl Harness {
                 let fin = Fin { order, then, alloc };
                 let obj = self.addr[&id];
                 // Plain ones half the time: the allocation-free form,
-                // tagged with the log and given the id as its data.
-                let r = if then == Then::Nothing && !alloc && id % 2 == 0 {
+                // tagged with the log and given the id as its data, or
+                // (a third of those) the shared form, which reads the id
+                // from the object.
+                let plain = then == Then::Nothing && !alloc && id % 2 == 0;
+                let r = if plain && id % 3 == 0 && !self.g.objs[&id].is_ephemeron() {
+                    self.m.register_shared_finalizer(obj, order)
+                } else if plain {
                     let tag = Arc::as_ptr(&self.log) as usize;
                     self.m
                         .register_finalizer_fn(obj, order, log_ran, tag, id as usize)

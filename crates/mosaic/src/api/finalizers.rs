@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Weak};
 
-use crate::collect::{FinalizerKind, FinalizerOrder, RegisterError};
+use crate::collect::{FinalizerKind, FinalizerOrder, RegisterError, Root, RootTable};
 use crate::embedder::Embedder;
 use crate::error::Error;
 use crate::object::ObjRef;
@@ -81,6 +81,28 @@ impl<E: Embedder> Mutator<E> {
         self.register_kind(obj, order, kind, data)
     }
 
+    /// Registers the heap's shared finalizer ([`Heap::set_shared_finalizer`])
+    /// for `obj`, on the terms of [`Mutator::register_finalizer`]. It costs
+    /// two bits on `obj`'s page and no entry anywhere, so a heap can have
+    /// millions: for objects whose finalizer is known from the object
+    /// itself (its type word, a closure it holds), as the Boehm
+    /// collector's disclaim procedures are. The shared function is given
+    /// `obj`, its tag and 0 as data. Refused if `obj` is not an object of
+    /// this heap or already has a finalizer, or if no shared finalizer was
+    /// set.
+    pub fn register_shared_finalizer(
+        &self,
+        obj: ObjRef,
+        order: FinalizerOrder,
+    ) -> Result<(), Error> {
+        self.check_usable("register a finalizer")?;
+        let core = &self.heap.core;
+        let obj = core.check_object(obj.addr())?;
+        core.finalizers
+            .register_shared(&core.table, obj.addr(), order)
+            .map_err(|e| register_error(e, obj.addr()))
+    }
+
     fn register_kind(
         &self,
         obj: ObjRef,
@@ -93,15 +115,7 @@ impl<E: Embedder> Mutator<E> {
         let obj = core.check_object(obj.addr())?;
         core.finalizers
             .register(&core.table, obj.addr(), order, kind, data)
-            .map_err(|e| match e {
-                RegisterError::AlreadyRegistered => Error::AlreadyRegistered {
-                    addr: obj.addr(),
-                    what: "finalizer",
-                },
-                RegisterError::TooManyKinds => {
-                    Error::Misuse("too many distinct finalizer functions and tags".into())
-                }
-            })
+            .map_err(|e| register_error(e, obj.addr()))
     }
 
     /// Removes `obj`'s finalizer if it has not been queued yet; whether it
@@ -131,16 +145,26 @@ impl<E: Embedder> Mutator<E> {
             let core = &self.heap.core;
             // Popping and rooting happen with no safepoint in between, so no
             // collection can see the object unrooted.
-            let Some(ready) = core.finalizers.pop_ready() else {
+            let Some(ready) = core.finalizers.pop_ready(&core.table) else {
                 return Ok(n);
             };
             let addr = ready.obj;
-            let root = self.link.roots.make(addr);
-            // Pinned while the finalizer runs: it holds `obj` as a plain
-            // reference, and a collection it causes may compact. Unpinned
-            // even if it panics.
-            core.pins.pin(addr);
-            let pin = PinnedWhileRunning(self.heap.clone(), addr);
+            // Rooted and pinned while the finalizer runs: it holds `obj` as
+            // a plain reference, and a collection it causes may compact.
+            // The mutator's finalizing slot does both for one store; a
+            // finalizer run from inside another one (the slot is taken)
+            // gets a handle and a counted pin. Released even if it panics.
+            let outer_slot = self.link.roots.set_finalizing(addr);
+            let held = if outer_slot == 0 {
+                Held::Slot(self.link.roots.clone())
+            } else {
+                self.link.roots.set_finalizing(outer_slot);
+                core.pins.pin(addr);
+                Held::Pinned(
+                    self.link.roots.make(addr),
+                    PinnedWhileRunning(self.heap.clone(), addr),
+                )
+            };
             let outer = std::mem::replace(&mut self.finalizing, addr);
             n += 1;
             let this = (self as *mut Mutator<E>).cast();
@@ -151,11 +175,42 @@ impl<E: Embedder> Mutator<E> {
                 (ready.kind.call)(this, addr, ready.kind.a, ready.kind.b, ready.data)
             }));
             self.finalizing = outer;
-            drop(pin);
-            drop(root);
+            drop(held);
             if let Err(p) = ran {
                 std::panic::resume_unwind(p);
             }
+        }
+    }
+}
+
+fn register_error(e: RegisterError, addr: usize) -> Error {
+    match e {
+        RegisterError::AlreadyRegistered => Error::AlreadyRegistered {
+            addr,
+            what: "finalizer",
+        },
+        RegisterError::TooManyKinds => {
+            Error::Misuse("too many distinct finalizer functions and tags".into())
+        }
+        RegisterError::NoSharedKind => {
+            Error::Misuse("register_shared_finalizer before Heap::set_shared_finalizer".into())
+        }
+    }
+}
+
+/// How the object of a running finalizer is kept and pinned.
+enum Held<E: Embedder> {
+    /// By the mutator's finalizing slot, emptied on drop.
+    Slot(Arc<RootTable>),
+    /// By a handle and a counted pin (a nested run).
+    #[allow(dead_code)] // Held for their drops.
+    Pinned(Root, PinnedWhileRunning<E>),
+}
+
+impl<E: Embedder> Drop for Held<E> {
+    fn drop(&mut self) {
+        if let Held::Slot(t) = self {
+            t.set_finalizing(0);
         }
     }
 }
@@ -178,6 +233,26 @@ impl<E: Embedder> Heap<E> {
     /// Objects with a finalizer registered and not yet queued.
     pub fn registered_finalizers(&self) -> usize {
         self.inner.core.finalizers.registered()
+    }
+
+    /// Sets the function run for objects registered with
+    /// [`Mutator::register_shared_finalizer`]: `f(m, obj, tag, 0)`, on the
+    /// terms of [`Mutator::register_finalizer_fn`]. Setting it again
+    /// changes what runs for the objects queued from then on (already
+    /// queued ones keep the function they were queued with). Counts as one
+    /// of the heap's interned `(f, tag)` pairs.
+    pub fn set_shared_finalizer(&self, f: FinalizerFn<E>, tag: usize) -> Result<(), Error> {
+        let kind = FinalizerKind {
+            call: call_fn::<E>,
+            drop: None,
+            a: f as usize,
+            b: tag,
+        };
+        self.inner
+            .core
+            .finalizers
+            .set_shared(kind)
+            .map_err(|e| register_error(e, 0))
     }
 
     /// Sets the function called when a collection has queued finalizers:

@@ -89,6 +89,7 @@ impl<E: Embedder> Mutator<E> {
                     return Err(double_free(addr));
                 }
                 core.sizer.give_back(bytes as u64);
+                self.link.roots.forget_finalizing(start);
                 core.counters.freed_now.fetch_add(1, Relaxed);
                 core.counters
                     .freed_now_bytes
@@ -146,6 +147,7 @@ impl<E: Embedder> Mutator<E> {
         }
         d.note_young();
         self.local.push_freed(ctx, start);
+        self.link.roots.forget_finalizing(start);
         core.counters.freed_now.fetch_add(1, Relaxed);
         core.counters
             .freed_now_bytes

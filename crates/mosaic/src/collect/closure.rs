@@ -183,10 +183,17 @@ fn choose_finalizers<'h, E: Embedder, const W: bool>(
         }
         settle(m, Some(o));
     });
-    for &o in &chosen {
-        m.mark_addr(o);
+    // Drained as it goes: the mark stack holds at most a batch of chosen
+    // objects (a collection may choose hundreds of thousands).
+    for batch in chosen.chunks(4096) {
+        for &o in batch {
+            m.mark_addr(o);
+        }
+        settle(m, None);
     }
-    settle(m, None);
+    if chosen.is_empty() {
+        settle(m, None);
+    }
     chosen
 }
 

@@ -32,21 +32,33 @@
 //!   word, and a data word. A kind (the code to run and its constant
 //!   arguments) is interned: a program has few of them.
 //!
-//! Invariant: an entry is current iff its object's bit is set and it is the
-//! last entry for that object in the log. Unregistering leaves a stale
+//! Shared finalizers cost no entry at all: the heap has one shared kind
+//! (`Finalizers::set_shared`, the embedder's function for objects that
+//! find their finalizer by themselves: a type word, a closure inside the
+//! object), and an object registered with it carries its `finalizer` bit
+//! plus a `shared_finalizer` bit (and `unordered_finalizer` for the
+//! unordered order) on its page. A collection finds them by walking the
+//! bitmaps of the pages that ever held one (`shared_pages`: a page is
+//! listed when its `shared_finalizer` bitmap is first allocated, and
+//! bitmaps are never freed, so each page is listed once).
+//!
+//! Invariant: `unordered_finalizer ⊆ shared_finalizer ⊆ finalizer` on
+//! every slot. A log entry is current iff its object's bit is set, its
+//! `shared_finalizer` bit is clear and it is the last entry for that
+//! object in the log. Unregistering leaves a stale
 //! entry behind (counted); every pass over the log that needs exactness
 //! first removes the stale ones (`Table::compact`). Collections pass over
 //! the log once: their work is proportional to the registrations, and the
 //! log shrinks when they go away.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
 
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
 use crate::embedder::Tracer;
-use crate::space::{Located, MarkState, PageDesc, PageTable};
+use crate::space::{Located, MarkState, PageDesc, PageKind, PageTable};
 
 /// The order in which dead finalizable objects are finalized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,13 +100,9 @@ impl FinalizerKind {
 /// The data of a registration dropped unrun, with its release function.
 type Grave = (unsafe fn(usize), usize);
 
-/// A finalizer chosen by a collection, waiting to run (24 bytes: a
-/// collection may queue millions).
-struct Queued {
-    obj: usize,
-    kind: u32,
-    data: usize,
-}
+/// A finalizer chosen by a collection, waiting to run: an [`Entry`]
+/// (16 bytes: a collection may queue millions) whose order bit is unused.
+type Queued = Entry;
 
 /// A finalizer popped from the queue, to run now.
 pub struct Ready {
@@ -110,7 +118,12 @@ pub enum RegisterError {
     AlreadyRegistered,
     /// More distinct kinds than an entry can name.
     TooManyKinds,
+    /// A shared registration before [`Finalizers::set_shared`].
+    NoSharedKind,
 }
+
+/// `Finalizers::shared` before a shared kind is set.
+const NO_SHARED: u32 = u32::MAX;
 
 /// Granules of 8 bytes (every object starts on one: slot sizes are
 /// multiples of 8) in an entry's offset: 128 TiB of heap.
@@ -157,9 +170,12 @@ struct Table {
 }
 
 /// The heap's finalizers.
-#[derive(Default)]
 pub struct Finalizers {
     table: Mutex<Table>,
+    /// The shared kind's id in `Table::kinds` (`NO_SHARED`: none yet).
+    shared: AtomicU32,
+    /// Pages whose `shared_finalizer` bitmap was allocated (each once).
+    shared_pages: Mutex<Vec<u32>>,
     /// Chosen objects whose finalizer has not run yet (roots until then).
     ready: Mutex<VecDeque<Queued>>,
     /// Data of dropped registrations whose release runs embedder code:
@@ -182,8 +198,25 @@ fn bit(table: &PageTable, obj: usize) -> Option<(&PageDesc, usize)> {
     }
 }
 
+/// Whether the object at `obj` has a finalizer registered in the log
+/// (not a shared one).
 fn registered_bit(table: &PageTable, obj: usize) -> bool {
-    bit(table, obj).is_some_and(|(d, s)| d.finalizer.get(s))
+    bit(table, obj).is_some_and(|(d, s)| d.finalizer.get(s) && !d.shared_finalizer.get(s))
+}
+
+impl Default for Finalizers {
+    fn default() -> Self {
+        Finalizers {
+            table: Mutex::default(),
+            shared: AtomicU32::new(NO_SHARED),
+            shared_pages: Mutex::default(),
+            ready: Mutex::default(),
+            graveyard: Mutex::default(),
+            graves: AtomicBool::new(false),
+            count: AtomicUsize::new(0),
+            queued: AtomicBool::new(false),
+        }
+    }
 }
 
 impl Table {
@@ -213,6 +246,20 @@ impl Table {
         self.log = keep;
     }
 
+    /// The id of `kind`, interned now if new (`None`: too many kinds).
+    fn intern(&mut self, kind: FinalizerKind) -> Option<u32> {
+        if let Some(&id) = self.kind_ids.get(&kind.key()) {
+            return Some(id);
+        }
+        if self.kinds.len() >= MAX_KINDS {
+            return None;
+        }
+        let id = self.kinds.len() as u32;
+        self.kinds.push(kind);
+        self.kind_ids.insert(kind.key(), id);
+        Some(id)
+    }
+
     fn shrink(&mut self) {
         if self.log.capacity() > 64 && self.log.len() < self.log.capacity() / 4 {
             self.log.shrink_to(self.log.len() * 2);
@@ -239,18 +286,9 @@ impl Finalizers {
         if !d.finalizer.test_and_set_atomic(s) {
             return Err(RegisterError::AlreadyRegistered);
         }
-        let id = match t.kind_ids.get(&kind.key()) {
-            Some(&id) => id,
-            None if t.kinds.len() >= MAX_KINDS => {
-                d.finalizer.test_and_clear_atomic(s);
-                return Err(RegisterError::TooManyKinds);
-            }
-            None => {
-                let id = t.kinds.len() as u32;
-                t.kinds.push(kind);
-                t.kind_ids.insert(kind.key(), id);
-                id
-            }
+        let Some(id) = t.intern(kind) else {
+            d.finalizer.test_and_clear_atomic(s);
+            return Err(RegisterError::TooManyKinds);
         };
         let order = if order == FinalizerOrder::Ordered {
             ORDERED
@@ -263,11 +301,64 @@ impl Finalizers {
         Ok(())
     }
 
+    /// Sets the shared kind: what runs for objects registered with
+    /// [`Finalizers::register_shared`] from now on (queued ones keep the
+    /// kind they were queued with).
+    pub fn set_shared(&self, kind: FinalizerKind) -> Result<(), RegisterError> {
+        let mut t = self.table.lock();
+        let id = t.intern(kind).ok_or(RegisterError::TooManyKinds)?;
+        self.shared.store(id, Relaxed);
+        Ok(())
+    }
+
+    /// Registers the shared finalizer for the object at `obj` (a checked
+    /// object): two bits, no entry.
+    pub fn register_shared(
+        &self,
+        table: &PageTable,
+        obj: usize,
+        order: FinalizerOrder,
+    ) -> Result<(), RegisterError> {
+        self.release_graves();
+        if self.shared.load(Relaxed) == NO_SHARED {
+            return Err(RegisterError::NoSharedKind);
+        }
+        let (d, s) = bit(table, obj).ok_or(RegisterError::AlreadyRegistered)?;
+        // Under the lock, as `register`: a `compact` must see the shared
+        // bit with the finalizer bit (or an older entry would look current).
+        let _t = self.table.lock();
+        if !d.finalizer.test_and_set_atomic(s) {
+            return Err(RegisterError::AlreadyRegistered);
+        }
+        if !d.shared_finalizer.is_allocated() {
+            let page = table.page_index(obj).expect("a heap object");
+            self.note_shared_page(page);
+        }
+        d.shared_finalizer.test_and_set_atomic(s);
+        if order == FinalizerOrder::Unordered {
+            d.unordered_finalizer.test_and_set_atomic(s);
+        }
+        self.count.fetch_add(1, Relaxed);
+        Ok(())
+    }
+
+    /// Lists `page` among those whose `shared_finalizer` bitmap exists
+    /// (the caller saw it absent, under the table's lock or in a pause).
+    pub fn note_shared_page(&self, page: usize) {
+        self.shared_pages.lock().push(page as u32);
+    }
+
     /// Removes `obj`'s registration (not a queued one); whether it had one.
     pub fn unregister(&self, table: &PageTable, obj: usize) -> bool {
         self.release_graves();
         let mut t = self.table.lock();
-        let had = bit(table, obj).is_some_and(|(d, s)| d.finalizer.test_and_clear_atomic(s));
+        let had = bit(table, obj).is_some_and(|(d, s)| {
+            let had = d.finalizer.test_and_clear_atomic(s);
+            if had && d.shared_finalizer.test_and_clear_atomic(s) {
+                d.unordered_finalizer.test_and_clear_atomic(s);
+            }
+            had
+        });
         if had {
             self.count.fetch_sub(1, Relaxed);
             t.stale += 1;
@@ -299,12 +390,12 @@ impl Finalizers {
     }
 
     /// The next ready finalizer, oldest first.
-    pub fn pop_ready(&self) -> Option<Ready> {
+    pub fn pop_ready(&self, table: &PageTable) -> Option<Ready> {
         self.release_graves();
         let q = self.ready.lock().pop_front()?;
-        let kind = self.table.lock().kinds[q.kind as usize];
+        let kind = self.table.lock().kinds[q.kind()];
         Some(Ready {
-            obj: q.obj,
+            obj: q.obj(table.base()),
             kind,
             data: q.data,
         })
@@ -354,11 +445,12 @@ impl Finalizers {
     }
 
     /// Pause: visits the objects of the ready queue (they are roots).
-    pub fn scan_ready<T: Tracer>(&self, tracer: &mut T) {
+    pub fn scan_ready<T: Tracer>(&self, table: &PageTable, tracer: &mut T) {
+        let base = table.base();
         for r in self.ready.lock().iter_mut() {
-            let mut p = r.obj as *mut u8;
+            let mut p = r.obj(base) as *mut u8;
             tracer.visit(&mut p);
-            r.obj = p as usize;
+            *r = r.with_obj(base, p as usize);
         }
     }
 
@@ -384,6 +476,8 @@ impl Finalizers {
                     }
                 }
             }
+            drop(t);
+            self.shared_candidates(table, &mut ready, &mut ordered);
             (ready, ordered)
         };
         // No lock held: `mark_children` runs the embedder's `trace`.
@@ -392,6 +486,48 @@ impl Finalizers {
         }
         ready.extend(ordered.into_iter().filter(|&o| unmarked(o)));
         ready
+    }
+
+    /// Pause: the unmarked objects with a shared finalizer, by order.
+    fn shared_candidates(
+        &self,
+        table: &PageTable,
+        unordered: &mut Vec<usize>,
+        ordered: &mut Vec<usize>,
+    ) {
+        for &page in self.shared_pages.lock().iter() {
+            let page = page as usize;
+            let d = table.desc(page);
+            let addr = table.page_addr(page);
+            match d.kind() {
+                PageKind::Small => {
+                    let (size, n) = (d.slot_size(), d.slot_count());
+                    for w in 0..n.div_ceil(64) {
+                        let mut c = d.shared_finalizer.word(w) & !d.mark.word(w);
+                        while c != 0 {
+                            let slot = w * 64 + c.trailing_zeros() as usize;
+                            c &= c - 1;
+                            let o = addr + slot * size;
+                            if d.unordered_finalizer.get(slot) {
+                                unordered.push(o);
+                            } else {
+                                ordered.push(o);
+                            }
+                        }
+                    }
+                }
+                PageKind::LargeHead => {
+                    if d.shared_finalizer.get(0) && !d.mark.get(0) {
+                        if d.unordered_finalizer.get(0) {
+                            unordered.push(addr);
+                        } else {
+                            ordered.push(addr);
+                        }
+                    }
+                }
+                PageKind::Free | PageKind::LargeTail => {}
+            }
+        }
     }
 
     /// Pause: moves the chosen objects' registrations to the ready queue
@@ -404,14 +540,27 @@ impl Finalizers {
             // Only for the check below; the queue is sorted on its own.
             chosen.sort_unstable();
         }
+        let base = table.base();
+        let shared = (self.shared.load(Relaxed) as u64) << OFFSET_BITS;
+        let mut moved = Vec::with_capacity(chosen.len());
         for &o in &chosen {
             if let Some((d, s)) = bit(table, o) {
                 d.finalizer.clear(s);
+                if d.shared_finalizer.get(s) {
+                    d.shared_finalizer.clear(s);
+                    d.unordered_finalizer.clear(s);
+                    moved.push(Queued {
+                        packed: shared | ((o - base) >> 3) as u64,
+                        data: 0,
+                    });
+                }
             }
         }
-        let base = table.base();
+        if !cfg!(debug_assertions) {
+            drop(chosen);
+            chosen = Vec::new();
+        }
         let mut t = self.table.lock();
-        let mut moved = Vec::with_capacity(chosen.len());
         // No stale entry here (`choose` removed them): a clear bit means
         // chosen.
         t.log.retain(|e| {
@@ -421,8 +570,7 @@ impl Finalizers {
             }
             debug_assert!(chosen.binary_search(&o).is_ok());
             moved.push(Queued {
-                obj: o,
-                kind: e.kind() as u32,
+                packed: e.packed & !ORDERED,
                 data: e.data,
             });
             false
@@ -430,7 +578,7 @@ impl Finalizers {
         t.shrink();
         drop(t);
         drop(chosen);
-        moved.sort_unstable_by_key(|r| r.obj);
+        moved.sort_unstable_by_key(|r| r.packed & OFFSET_MASK);
         self.count.fetch_sub(moved.len(), Relaxed);
         let mut ready = self.ready.lock();
         if ready.is_empty() {
@@ -464,7 +612,7 @@ impl Drop for Finalizers {
             }
         }
         for r in self.ready.get_mut().drain(..) {
-            if let Some(d) = t.kinds[r.kind as usize].drop {
+            if let Some(d) = t.kinds[r.kind()].drop {
                 dead.push((d, r.data));
             }
         }

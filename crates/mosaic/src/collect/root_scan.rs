@@ -65,7 +65,7 @@ pub fn scan_root_task<E: Embedder, T: Tracer>(
     match task {
         0 => RootTable::scan_all(handles, tracer, |m, t| core.embedder.mutator_roots(m, t)),
         1 => core.embedder.roots(tracer),
-        2 => core.finalizers.scan_ready(tracer),
+        2 => core.finalizers.scan_ready(&core.table, tracer),
         _ => minor::scan_task(core, task - ROOT_TASKS, tracer),
     }
 }

@@ -60,6 +60,10 @@ pub struct RootTable {
     stack_low: AtomicUsize,
     /// The owner's callee-saved registers when it last stopped.
     registers: [AtomicUsize; SAVED_REGISTERS],
+    /// The object whose finalizer the owner is running (0: none): a root
+    /// visited as an ambiguous word, so it is kept and pinned, at the cost
+    /// of a store (no handle, no counted pin). Written by the owner only.
+    finalizing: AtomicUsize,
 }
 
 // SAFETY: `scope` is the only non-Sync field. It is written only by the
@@ -101,6 +105,19 @@ impl RootTable {
     /// by the owner's thread when it attaches, detaches or goes away.
     pub fn set_owner_attached(&self, attached: bool) {
         self.owner_attached.store(attached, Relaxed);
+    }
+
+    /// Makes `obj` (0: none) the object whose finalizer the owner runs;
+    /// returns the previous one.
+    pub fn set_finalizing(&self, obj: usize) -> usize {
+        self.finalizing.swap(obj, Relaxed)
+    }
+
+    /// Empties the finalizing slot if it holds `obj` (freed by its own
+    /// finalizer: a later collection must not find the slot's memory
+    /// through it).
+    pub fn forget_finalizing(&self, obj: usize) {
+        let _ = self.finalizing.compare_exchange(obj, 0, Relaxed, Relaxed);
     }
 
     /// The owner mutator is dropped: only its handles remain.
@@ -240,6 +257,10 @@ impl RootTable {
                 tracer.visit(unsafe { &mut *(slot as *mut *mut u8) });
             }
             t.scan_stack(tracer);
+            let f = t.finalizing.load(Relaxed);
+            if f != 0 {
+                tracer.visit_ambiguous(f);
+            }
             let info = MutatorInfo {
                 id: t.id.load(Relaxed) as u64,
                 data: t.data(),

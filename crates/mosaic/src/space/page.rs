@@ -67,6 +67,13 @@ pub struct PageDesc {
     /// and cleared atomically by registering mutators (any thread, any
     /// page); only a pause otherwise writes it.
     pub finalizer: LazyBitmap,
+    /// The slot's finalizer (its `finalizer` bit is set too) is the heap's
+    /// shared one, with no entry in the finalizer log. Same writers as
+    /// `finalizer`.
+    pub shared_finalizer: LazyBitmap,
+    /// The slot's shared finalizer is unordered (set only with
+    /// `shared_finalizer`).
+    pub unordered_finalizer: LazyBitmap,
     /// The slot's object is an ephemeron (`collect/ephemeron.rs`).
     pub ephemeron: LazyBitmap,
     /// The slot's object is scanned conservatively (`AllocFlags::CONSERVATIVE`).
@@ -142,12 +149,14 @@ impl PageDesc {
     }
 
     /// The bitmaps allocated on first use.
-    fn lazy(&self) -> [&LazyBitmap; 8] {
+    fn lazy(&self) -> [&LazyBitmap; 10] {
         [
             &self.pin,
             &self.forwarded,
             &self.cleanup,
             &self.finalizer,
+            &self.shared_finalizer,
+            &self.unordered_finalizer,
             &self.ephemeron,
             &self.conservative,
             &self.barriered,

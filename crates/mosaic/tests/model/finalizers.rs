@@ -1,5 +1,6 @@
 //! The model test's finalizers: a closure that logs its run and may
-//! allocate, resurrect or register again, and a plain function that logs.
+//! allocate, resurrect or register again, and plain functions that log
+//! (logged with the id as data, or shared, reading the id from the object).
 
 use std::sync::atomic::AtomicU64;
 
@@ -46,4 +47,13 @@ pub(super) fn log_ran(_: &mut TestMutator, obj: ObjRef, tag: usize, data: usize)
     // heap and so outlives every finalizer run.
     let log = unsafe { &*(tag as *const Mutex<Vec<Event>>) };
     log.lock().push(Event::Ran(data as u64, obj.addr()));
+}
+
+/// The shared finalizer: `tag` is the harness's log; the id is the
+/// object's own (its header).
+pub(super) fn log_ran_shared(_: &mut TestMutator, obj: ObjRef, tag: usize, data: usize) {
+    assert_eq!(data, 0, "a shared finalizer's data");
+    // SAFETY: as in `log_ran`.
+    let log = unsafe { &*(tag as *const Mutex<Vec<Event>>) };
+    log.lock().push(Event::Ran(header(obj).2, obj.addr()));
 }

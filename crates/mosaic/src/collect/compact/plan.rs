@@ -197,8 +197,13 @@ impl<E: Embedder> Planner<'_, E> {
         }
         // Registered finalizers, ephemerons and conservative scanning follow their objects (the
         // finalizer log and ephemeron pages are updated after the moves).
+        if d.shared_finalizer.get(s) && !d2.shared_finalizer.is_allocated() {
+            self.core.finalizers.note_shared_page(p2);
+        }
         for (b, b2) in [
             (&d.finalizer, &d2.finalizer),
+            (&d.shared_finalizer, &d2.shared_finalizer),
+            (&d.unordered_finalizer, &d2.unordered_finalizer),
             (&d.ephemeron, &d2.ephemeron),
             (&d.conservative, &d2.conservative),
             (&d.barriered, &d2.barriered),

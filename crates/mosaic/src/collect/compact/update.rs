@@ -146,7 +146,7 @@ pub fn visit_roots<E: Embedder, T: Tracer>(
             core.embedder.mutator_roots(m, t)
         });
         core.embedder.roots(tracer);
-        core.finalizers.scan_ready(tracer);
+        core.finalizers.scan_ready(&core.table, tracer);
     });
 }
 
