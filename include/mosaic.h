@@ -1100,6 +1100,33 @@ const struct mosaic_fast_path *mosaic_mutator_fast_path(struct mosaic_mutator *m
 enum mosaic_error mosaic_register_finalizer(struct mosaic_mutator *m, void *obj, mosaic_finalizer_fn f, void *data, mosaic_finalizer_order order);
 
 /**
+ * Sets the heap's shared finalizer: `f(m, obj, data)` runs, on the terms
+ * of `mosaic_register_finalizer`, for each object registered with
+ * `mosaic_register_shared_finalizer`. For objects whose finalization is
+ * known from the object itself (a type word, a closure it holds): such a
+ * registration costs two bits and no entry. Setting it again changes what
+ * runs for objects queued from then on; each call keeps 16 bytes for the
+ * process's life. Errors: `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL `f` or
+ * a NULL or freed heap. Any thread.
+ *
+ * # Safety
+ * `heap` must be NULL or from `mosaic_heap_new`; `f` a valid function,
+ * safe to call on any thread running finalizers with `data`.
+ */
+enum mosaic_error mosaic_set_shared_finalizer(struct mosaic_heap *heap, mosaic_finalizer_fn f, void *data);
+
+/**
+ * Registers the heap's shared finalizer (`mosaic_set_shared_finalizer`)
+ * for `obj`, in `order`, on the terms of `mosaic_register_finalizer`.
+ * Errors: those of `mosaic_register_finalizer`, and `MOSAIC_ERR_MISUSE` if
+ * no shared finalizer was set. Call on the mutator's thread.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread.
+ */
+enum mosaic_error mosaic_register_shared_finalizer(struct mosaic_mutator *m, void *obj, mosaic_finalizer_order order);
+
+/**
  * Removes `obj`'s finalizer if it has not been queued yet. Returns whether
  * it had one (`false` is not an error: the last error is `MOSAIC_OK`),
  * `false` with an error for a NULL or freed mutator. Call on the mutator's

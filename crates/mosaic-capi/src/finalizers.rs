@@ -61,6 +61,19 @@ fn run_c_finalizer(m: &mut mosaic_core::Mutator<CEmbedder>, obj: ObjRef, tag: us
     unsafe { f(handle, obj.as_ptr().cast(), data as *mut c_void) }
 }
 
+/// A `MOSAIC_FINALIZE_*` value as an order (the error recorded for
+/// `function` otherwise).
+fn order_of(function: &str, order: mosaic_finalizer_order) -> Result<FinalizerOrder, mosaic_error> {
+    match order {
+        MOSAIC_FINALIZE_ORDERED => Ok(FinalizerOrder::Ordered),
+        MOSAIC_FINALIZE_UNORDERED => Ok(FinalizerOrder::Unordered),
+        other => Err(invalid(
+            function,
+            &format!("unknown finalizer order {other}"),
+        )),
+    }
+}
+
 /// A C callback and its context, called from any thread.
 struct CNotify {
     f: unsafe extern "C" fn(*mut c_void),
@@ -125,15 +138,98 @@ pub unsafe extern "C" fn mosaic_register_finalizer(
     let Some(f) = f else {
         return invalid(F, "f is NULL");
     };
-    let order = match order {
-        MOSAIC_FINALIZE_ORDERED => FinalizerOrder::Ordered,
-        MOSAIC_FINALIZE_UNORDERED => FinalizerOrder::Unordered,
-        other => return invalid(F, &format!("unknown finalizer order {other}")),
+    let order = match order_of(F, order) {
+        Ok(o) => o,
+        Err(e) => return e,
     };
     let Some(obj) = ObjRef::from_ptr(obj.cast()) else {
         return invalid(F, "obj is NULL");
     };
     match m.register_finalizer_fn(obj, order, run_c_finalizer, f as usize, data as usize) {
+        Ok(()) => {
+            clear_error();
+            mosaic_error::MOSAIC_OK
+        }
+        Err(e) => report(F, &e),
+    }
+}
+
+/// The heap's shared C finalizer and its data (`mosaic_set_shared_finalizer`).
+struct SharedC {
+    f: unsafe extern "C" fn(*mut mosaic_mutator, *mut c_void, *mut c_void),
+    data: *mut c_void,
+}
+
+/// Runs the shared C finalizer: `tag` is its `SharedC`.
+fn run_shared_c(m: &mut mosaic_core::Mutator<CEmbedder>, obj: ObjRef, tag: usize, _: usize) {
+    // SAFETY: `tag` is a `SharedC` leaked by `mosaic_set_shared_finalizer`
+    // (it lives as long as the process).
+    let s = unsafe { &*(tag as *const SharedC) };
+    let handle: *mut mosaic_mutator = m.data().cast();
+    // SAFETY: as in `run_c_finalizer`.
+    unsafe { (s.f)(handle, obj.as_ptr().cast(), s.data) }
+}
+
+/// Sets the heap's shared finalizer: `f(m, obj, data)` runs, on the terms
+/// of `mosaic_register_finalizer`, for each object registered with
+/// `mosaic_register_shared_finalizer`. For objects whose finalization is
+/// known from the object itself (a type word, a closure it holds): such a
+/// registration costs two bits and no entry. Setting it again changes what
+/// runs for objects queued from then on; each call keeps 16 bytes for the
+/// process's life. Errors: `MOSAIC_ERR_INVALID_ARGUMENT` for a NULL `f` or
+/// a NULL or freed heap. Any thread.
+///
+/// # Safety
+/// `heap` must be NULL or from `mosaic_heap_new`; `f` a valid function,
+/// safe to call on any thread running finalizers with `data`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_set_shared_finalizer(
+    heap: *mut mosaic_heap,
+    f: mosaic_finalizer_fn,
+    data: *mut c_void,
+) -> mosaic_error {
+    const F: &str = "mosaic_set_shared_finalizer";
+    let Some(h) = heap_ref(F, heap) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
+    };
+    let Some(f) = f else {
+        return invalid(F, "f is NULL");
+    };
+    let tag = Box::into_raw(Box::new(SharedC { f, data })) as usize;
+    match h.set_shared_finalizer(run_shared_c, tag) {
+        Ok(()) => {
+            clear_error();
+            mosaic_error::MOSAIC_OK
+        }
+        Err(e) => report(F, &e),
+    }
+}
+
+/// Registers the heap's shared finalizer (`mosaic_set_shared_finalizer`)
+/// for `obj`, in `order`, on the terms of `mosaic_register_finalizer`.
+/// Errors: those of `mosaic_register_finalizer`, and `MOSAIC_ERR_MISUSE` if
+/// no shared finalizer was set. Call on the mutator's thread.
+///
+/// # Safety
+/// `m` must be NULL or a live mutator of the calling thread.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_register_shared_finalizer(
+    m: *mut mosaic_mutator,
+    obj: *mut c_void,
+    order: mosaic_finalizer_order,
+) -> mosaic_error {
+    const F: &str = "mosaic_register_shared_finalizer";
+    let Some(m) = mutator_mut(F, m) else {
+        return mosaic_error::MOSAIC_ERR_INVALID_ARGUMENT;
+    };
+    let order = match order_of(F, order) {
+        Ok(o) => o,
+        Err(e) => return e,
+    };
+    let Some(obj) = ObjRef::from_ptr(obj.cast()) else {
+        return invalid(F, "obj is NULL");
+    };
+    match m.register_shared_finalizer(obj, order) {
         Ok(()) => {
             clear_error();
             mosaic_error::MOSAIC_OK

@@ -133,6 +133,64 @@ static void unregister(mosaic_heap *h, mosaic_mutator *m) {
           "unregistered object finalized");
 }
 
+/* The shared finalizer: one function for many objects, each finding its
+ * record by its id; its data is the records' array. */
+enum { NS = 300 };
+static Record shared_rec[NS];
+
+static void fin_shared(mosaic_mutator *m, void *obj, void *data) {
+    Record *recs = data;
+    Obj *o = obj;
+    CHECK(o->id >= 1000 && o->id < 1000 + NS, "shared finalizer: id %llu", (unsigned long long)o->id);
+    if (o->id < 1000 || o->id >= 1000 + NS) return;
+    Record *r = &recs[o->id - 1000];
+    r->runs++;
+    r->obj = obj;
+    r->id = o->id;
+    r->m = m;
+}
+
+static void shared(mosaic_heap *h, mosaic_mutator *m) {
+    Obj *probe = new_obj(m, 1);
+    CHECK(mosaic_register_shared_finalizer(m, probe, MOSAIC_FINALIZE_ORDERED) == MOSAIC_ERR_MISUSE,
+          "shared registration before the function is set: %d", (int)mosaic_last_error());
+    CHECK(mosaic_set_shared_finalizer(h, NULL, NULL) == MOSAIC_ERR_INVALID_ARGUMENT, "NULL shared finalizer");
+    CHECK(mosaic_set_shared_finalizer(h, fin_shared, shared_rec) == MOSAIC_OK, "set: %s",
+          mosaic_last_error_message());
+    memset(shared_rec, 0, sizeof shared_rec);
+    mosaic_root *roots[NS];
+    for (int i = 0; i < NS; i++) {
+        Obj *o = new_obj(m, 1000 + i);
+        mosaic_finalizer_order order = i % 2 ? MOSAIC_FINALIZE_UNORDERED : MOSAIC_FINALIZE_ORDERED;
+        CHECK(mosaic_register_shared_finalizer(m, o, order) == MOSAIC_OK, "register shared %d: %s", i,
+              mosaic_last_error_message());
+        roots[i] = i % 3 == 0 ? mosaic_root_new(m, o) : NULL;
+        if (i == 7) {
+            CHECK(mosaic_register_shared_finalizer(m, o, order) == MOSAIC_ERR_ALREADY_REGISTERED, "twice: %d",
+                  (int)mosaic_last_error());
+            CHECK(mosaic_register_finalizer(m, o, fin, &rec[0], order) == MOSAIC_ERR_ALREADY_REGISTERED,
+                  "a plain one on a shared one: %d", (int)mosaic_last_error());
+        }
+        if (i == 8) CHECK(mosaic_unregister_finalizer(m, o), "unregister a shared one");
+    }
+    CHECK(mosaic_register_shared_finalizer(m, probe, 7) == MOSAIC_ERR_INVALID_ARGUMENT, "unknown order");
+    mosaic_collect(m);
+    mosaic_run_finalizers(m);
+    for (int i = 0; i < NS; i++) {
+        int want = (i % 3 != 0 && i != 8) ? 1 : 0;
+        CHECK(shared_rec[i].runs == want, "shared %d ran %d times, want %d", i, shared_rec[i].runs, want);
+        if (want) CHECK(shared_rec[i].m == m, "shared %d: its mutator", i);
+    }
+    for (int i = 0; i < NS; i++)
+        if (roots[i]) mosaic_root_free(roots[i]);
+    mosaic_collect(m);
+    mosaic_run_finalizers(m);
+    for (int i = 0; i < NS; i++) {
+        int want = i != 8 ? 1 : 0;
+        CHECK(shared_rec[i].runs == want, "shared %d ran %d times in all, want %d", i, shared_rec[i].runs, want);
+    }
+}
+
 /* A finalizer that allocates through its mutator and resurrects its object. */
 static mosaic_root *keep;
 static int resurrected;
@@ -273,6 +331,7 @@ int main(void) {
     unreachable_ones_once(h, m);
     ordered_and_unordered(h, m);
     unregister(h, m);
+    shared(h, m);
     resurrection_and_reentry(h, m);
     notifier(h, m);
     finalizer_thread();
