@@ -105,7 +105,9 @@ struct Locals {
     /// context holds, and has its `freed` bit set. Taken again before a new
     /// run; a flush (every pause) gives the rest to their pools, and the
     /// next pause makes them free slots (`SizePool::reclaim_forgotten`).
-    freed: [Vec<usize>; CONTEXTS],
+    /// Allocated on the first explicit free (6 KiB: most mutators never
+    /// free, and a program may run thousands of threads).
+    freed: Option<Box<[Vec<usize>; CONTEXTS]>>,
 }
 
 /// Most slots one context keeps for reuse between two flushes (beyond,
@@ -118,9 +120,16 @@ pub struct LocalFlusher(NonNull<Locals>);
 impl LocalAllocator {
     pub fn new(slot_sizes: &[usize], single_slot_runs: bool, generational: bool) -> Self {
         assert!(slot_sizes.len() <= MAX_CLASSES);
-        // Unused entries have an empty run and never get a page.
-        let pools = Box::new(Locals {
-            pools: std::array::from_fn(|i| LocalPool {
+        // Unused entries have an empty run and never get a page. Built in
+        // place (12 KiB): not on the stack of a thread that may be short.
+        let layout = std::alloc::Layout::new::<Locals>();
+        // SAFETY: `Locals` is not zero-sized.
+        let p = unsafe { std::alloc::alloc(layout) }.cast::<Locals>();
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        for i in 0..CONTEXTS {
+            let lp = LocalPool {
                 cursor: 0,
                 limit: 0,
                 slot_size: slot_sizes
@@ -130,10 +139,20 @@ impl LocalAllocator {
                 page: NO_PAGE,
                 next_slot: 0,
                 unreported: 0,
-            }),
-            run_bytes: 0,
-            freed: std::array::from_fn(|_| Vec::new()),
-        });
+            };
+            // SAFETY: `p` is a fresh allocation of a `Locals`; each field is
+            // written once, through raw places (nothing reads the
+            // uninitialised memory).
+            unsafe { std::ptr::addr_of_mut!((*p).pools[i]).write(lp) };
+        }
+        // SAFETY: as above; the last two fields.
+        unsafe {
+            std::ptr::addr_of_mut!((*p).run_bytes).write(0);
+            std::ptr::addr_of_mut!((*p).freed).write(None);
+        }
+        // SAFETY: every field was written above; allocated by the global
+        // allocator with `Locals`'s layout, as a `Box` is.
+        let pools = unsafe { Box::from_raw(p) };
         LocalAllocator {
             pools: NonNull::from(Box::leak(pools)),
             single_slot_runs,
@@ -196,7 +215,10 @@ impl LocalAllocator {
 
     /// Whether context `ctx` keeps another freed slot ([`MAX_FREED`]).
     pub fn has_freed_room(&mut self, ctx: usize) -> bool {
-        self.locals().freed[ctx % CONTEXTS].len() < MAX_FREED
+        self.locals()
+            .freed
+            .as_ref()
+            .map_or(true, |f| f[ctx % CONTEXTS].len() < MAX_FREED)
     }
 
     /// Keeps `addr`, a slot of context `ctx` just freed (its `freed` bit
@@ -204,7 +226,11 @@ impl LocalAllocator {
     /// allocator until its next flush. The caller checked
     /// [`LocalAllocator::has_freed_room`].
     pub fn push_freed(&mut self, ctx: usize, addr: usize) {
-        let list = &mut self.locals().freed[ctx % CONTEXTS];
+        let freed = self
+            .locals()
+            .freed
+            .get_or_insert_with(|| Box::new(std::array::from_fn(|_| Vec::new())));
+        let list = &mut freed[ctx % CONTEXTS];
         debug_assert!(list.len() < MAX_FREED);
         list.push(addr);
     }
@@ -214,7 +240,7 @@ impl LocalAllocator {
     /// context.
     #[inline]
     pub fn pop_freed(&mut self, table: &PageTable, ctx: usize) -> Option<usize> {
-        let addr = self.locals().freed[ctx % CONTEXTS].pop()?;
+        let addr = self.locals().freed.as_mut()?[ctx % CONTEXTS].pop()?;
         let (d, slot) = table.small_slot(addr);
         d.freed.test_and_clear_atomic(slot);
         Some(addr)
@@ -329,7 +355,12 @@ fn report(lp: &mut LocalPool, pool: &SizePool) {
 
 fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
     // Freed slots not reused go to their pool: the next pause frees them.
-    for (i, list) in locals.freed.iter_mut().enumerate() {
+    for (i, list) in locals
+        .freed
+        .iter_mut()
+        .flat_map(|f| f.iter_mut())
+        .enumerate()
+    {
         if let (false, Some(pool)) = (list.is_empty(), pools.get(i % MAX_CLASSES)) {
             pool.forget_freed(list.drain(..));
         }

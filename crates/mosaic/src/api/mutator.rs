@@ -609,6 +609,14 @@ impl<E: Embedder> Drop for Mutator<E> {
             .add(self.local.flush(&h.core.table, &h.core.pools));
         h.core.generations.unregister(&self.log);
         self.link.roots.owner_dropped();
+        // Its table goes now if nothing else needs it (no handle left, no
+        // collection holding it), not at the next collection: a program
+        // that runs thousands of short threads between collections would
+        // keep every one's table (and the allocator pages under them).
+        let mine = &self.link.roots;
+        h.root_tables
+            .lock()
+            .retain(|t| !Arc::ptr_eq(t, mine) || Arc::strong_count(t) > 2 || !t.is_empty());
         h.world.unregister(self.link.id);
     }
 }
