@@ -74,3 +74,34 @@ fn an_allocation_waits_for_pages_another_thread_is_releasing() {
         "it waited for the pages instead of collecting"
     );
 }
+
+/// A dropped mutator's root table leaves the heap's list at once unless a
+/// handle still needs it (a program running thousands of short threads
+/// between two collections kept every table, and the memory under it).
+#[test]
+fn a_dropped_mutator_leaves_its_root_table_unless_a_handle_needs_it() {
+    let heap = Heap::new(Config::default(), NoRefs).unwrap();
+    let tables = || heap.inner.root_tables.lock().len();
+    let keep = heap.mutator().unwrap();
+    assert_eq!(tables(), 1);
+    for _ in 0..100 {
+        std::thread::scope(|s| {
+            s.spawn(|| drop(heap.mutator().unwrap()));
+        });
+    }
+    assert_eq!(tables(), 1, "only the live mutator's table");
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut m = heap.mutator().unwrap();
+            let o = m.alloc(32).unwrap();
+            let root = m.root(o).unwrap();
+            drop(m);
+            assert_eq!(tables(), 2, "kept for the handle");
+            assert_eq!(root.get(), Some(o));
+            drop(root);
+        });
+    });
+    assert_eq!(heap.inner.live_root_tables().len(), 1, "pruned later");
+    drop(keep);
+    assert_eq!(tables(), 0);
+}
