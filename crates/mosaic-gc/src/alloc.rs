@@ -458,14 +458,22 @@ pub unsafe extern "C" fn GC_free(p: *mut c_void) {
     if p.is_null() {
         return;
     }
-    let Some(o) = base_of(p) else { return };
-    crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
-    let size = heap().object_size(o).unwrap_or(0);
-    EXPLICITLY_FREED.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
-    if o.as_ptr() == p.cast() {
+    // The usual case first: `p` is an object's start, freed with one
+    // lookup; an interior pointer only counts, as before.
+    let freed = ObjRef::from_ptr(p.cast()).and_then(|o| {
+        crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
         // SAFETY: the program gives the object up (bdwgc's contract).
-        with_mutator(|m| unsafe { m.free(o) }.ok());
-    }
+        with_mutator(|m| unsafe { m.free_sized(o) }).ok()
+    });
+    let size = match freed {
+        Some((_, size)) => size,
+        None => {
+            let Some(o) = base_of(p) else { return };
+            crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
+            heap().object_size(o).unwrap_or(0)
+        }
+    };
+    EXPLICITLY_FREED.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn copy_bytes(src: *const u8, len: usize, extra_nul: bool) -> *mut c_char {

@@ -157,11 +157,14 @@ pub fn refresh() {
     *SEGMENTS.lock() = walk.out;
 }
 
+/// Whether an uncollectable object was ever allocated (`GC_free` skips
+/// the set's lock until then).
+static ANY_UNCOLLECTABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 pub fn add_uncollectable(o: usize) {
-    UNCOLLECTABLE
-        .lock()
-        .get_or_insert_with(Default::default)
-        .insert(o);
+    let mut set = UNCOLLECTABLE.lock();
+    set.get_or_insert_with(Default::default).insert(o);
+    ANY_UNCOLLECTABLE.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Keeps a starting thread's argument alive until [`started`].
@@ -179,7 +182,10 @@ pub fn started(arg: usize) {
 
 /// Whether `o` was uncollectable (and is not any more).
 pub fn remove_uncollectable(o: usize) -> bool {
-    UNCOLLECTABLE.lock().as_mut().is_some_and(|s| s.remove(&o))
+    // (Relaxed: an object's uncollectable allocation happens before its
+    // free in the program's own order.)
+    ANY_UNCOLLECTABLE.load(std::sync::atomic::Ordering::Relaxed)
+        && UNCOLLECTABLE.lock().as_mut().is_some_and(|s| s.remove(&o))
 }
 
 pub fn is_uncollectable(o: usize) -> bool {

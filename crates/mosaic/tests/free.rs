@@ -293,3 +293,82 @@ fn a_finalizer_may_free_its_own_object() {
     m.finish_sweep();
     assert_eq!(heap.stats().live_objects(), 0);
 }
+
+/// The run buffer (cursor, limit) of the zeroed context of `size`.
+fn run_of(m: &mut TestMutator, size: usize) -> (usize, usize) {
+    let fp = m.raw_fast_path();
+    let i = (size + 7) >> 3;
+    assert!(i < fp.class_of_len);
+    // SAFETY: the mutator's lookup table and buffers, valid while it lives;
+    // a buffer starts with its cursor and limit.
+    unsafe {
+        let class = *fp.class_of.add(i) as usize;
+        let ctx = fp.bump_buffers(AllocFlags::NONE).unwrap() + class;
+        let b = fp.buffers.add(ctx * fp.buffer_size).cast::<usize>();
+        (*b, *b.add(1))
+    }
+}
+
+/// Once the run is used up, a freed slot becomes the run: the next
+/// allocation of its size takes it by the fast path (a bump, no call),
+/// a second free of it is refused, and a collection that finds it still
+/// unused reclaims it.
+#[test]
+fn with_the_run_used_up_a_freed_slot_becomes_the_run() {
+    let heap = heap(Config {
+        heap_min: 64 << 20,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let size = HEADER + 16;
+    let mut objs = Vec::new();
+    // Allocate until the run is used up, on a second page at least.
+    loop {
+        objs.push(new_pair(&mut m, objs.len() as u64, None, None).unwrap());
+        let (cursor, limit) = run_of(&mut m, size);
+        let pages = objs[0].addr() >> 16 != objs.last().unwrap().addr() >> 16;
+        if cursor == limit && pages {
+            break;
+        }
+        assert!(objs.len() < 100_000, "the run never ran out");
+    }
+    let collections = heap.stats().collections;
+    // Objects off the run's page can become the run.
+    let last_page = objs.last().unwrap().addr() >> 16;
+    let on_other_page = move |o: &ObjRef| o.addr() >> 16 != last_page;
+    let x = objs.remove(objs.iter().position(on_other_page).unwrap());
+    assert_eq!(free(&mut m, x).unwrap(), Freed::Now);
+    assert_eq!(
+        run_of(&mut m, size),
+        (x.addr(), x.addr() + size.next_multiple_of(16))
+    );
+    let again = free(&mut m, x);
+    assert!(matches!(again, Err(Error::Misuse(_))), "{again:?}");
+    // The fast path hands it out, cleared.
+    let y = new_pair(&mut m, 7, None, None).unwrap();
+    assert_eq!(y, x);
+    assert_eq!(header(y).2, 7);
+    let (cursor, limit) = run_of(&mut m, size);
+    assert_eq!(cursor, limit, "used up again");
+    objs.push(y);
+
+    // Freed into the run and never handed out: a collection reclaims it.
+    let z = objs.remove(objs.iter().position(on_other_page).unwrap());
+    let roots: Vec<_> = objs.iter().map(|&o| m.root(o).unwrap()).collect();
+    assert_eq!(free(&mut m, z).unwrap(), Freed::Now);
+    assert_eq!(run_of(&mut m, size).0, z.addr(), "the run");
+    assert_eq!(
+        heap.stats().collections,
+        collections,
+        "no collection so far"
+    );
+    m.collect();
+    m.finish_sweep();
+    assert!(!heap.is_object(z.as_ptr()), "reclaimed");
+    assert_eq!(
+        heap.stats().last_marked,
+        objs.len() as u64,
+        "the rooted ones"
+    );
+    drop(roots);
+}

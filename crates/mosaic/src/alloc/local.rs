@@ -4,7 +4,7 @@ use std::ptr::NonNull;
 
 use crate::flags::AllocFlags;
 use crate::pool::SizePool;
-use crate::space::PageTable;
+use crate::space::{PageTable, PAGE_SIZE};
 
 /// No current page.
 pub const NO_PAGE: usize = usize::MAX;
@@ -246,6 +246,38 @@ impl LocalAllocator {
         Some(addr)
     }
 
+    /// Whether the run of context `ctx` is a slot freed by the owner
+    /// (a *detached* run, see [`LocalAllocator::take_as_run`]) still
+    /// holding `addr`.
+    #[inline]
+    pub fn holds_in_run(&mut self, table: &PageTable, ctx: usize, addr: usize) -> bool {
+        let lp = &self.locals().pools[ctx % CONTEXTS];
+        lp.cursor == addr && lp.cursor < lp.limit && detached(lp, table)
+    }
+
+    /// Whether `addr`, a slot of context `ctx` being freed, can become the
+    /// context's run: the run is used up, and the slot is not on the
+    /// run's page (a run inside its page is an ordinary run: that is how
+    /// [`flush`] tells the two apart).
+    #[inline]
+    pub fn can_take_as_run(&mut self, table: &PageTable, ctx: usize, addr: usize) -> bool {
+        let lp = &self.locals().pools[ctx % CONTEXTS];
+        lp.cursor + lp.slot_size > lp.limit
+            && (lp.page == NO_PAGE || addr.wrapping_sub(table.page_addr(lp.page)) >= PAGE_SIZE)
+    }
+
+    /// Makes `addr` (checked with [`LocalAllocator::can_take_as_run`];
+    /// allocated, holding what a fresh slot of the context holds, its
+    /// `freed` bit clear) the one-slot run of context `ctx`. It stays
+    /// counted as allocated: handing it out changes no count, and a flush
+    /// that finds it unused gives it to its pool as a forgotten free.
+    #[inline]
+    pub fn take_as_run(&mut self, ctx: usize, addr: usize) {
+        let lp = &mut self.locals().pools[ctx % CONTEXTS];
+        lp.cursor = addr;
+        lp.limit = addr + lp.slot_size;
+    }
+
     /// Takes the next free run of the current page of context `ctx`.
     /// Returns false when the page has none left (the page is then no
     /// longer current).
@@ -353,6 +385,13 @@ fn report(lp: &mut LocalPool, pool: &SizePool) {
     }
 }
 
+/// Whether `lp`'s run is a detached one (a freed slot, outside the run's
+/// page), used up or not.
+#[inline]
+fn detached(lp: &LocalPool, table: &PageTable) -> bool {
+    lp.page == NO_PAGE || lp.cursor.wrapping_sub(table.page_addr(lp.page)) >= PAGE_SIZE
+}
+
 fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
     // Freed slots not reused go to their pool: the next pause frees them.
     for (i, list) in locals
@@ -370,6 +409,14 @@ fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
         let Some(pool) = pools.get(i % MAX_CLASSES) else {
             continue;
         };
+        if lp.cursor < lp.limit && detached(lp, table) {
+            // A freed slot made the run and not handed out: freed again,
+            // for the next pause to make free.
+            let (d, slot) = table.small_slot(lp.cursor);
+            d.freed.test_and_set_atomic(slot);
+            pool.forget_freed(std::iter::once(lp.cursor));
+            lp.cursor = lp.limit;
+        }
         if lp.page != NO_PAGE {
             let d = table.desc(lp.page);
             if lp.cursor < lp.limit {

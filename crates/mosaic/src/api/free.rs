@@ -65,6 +65,17 @@ impl<E: Embedder> Mutator<E> {
     /// the collector still finds only keeps the memory from reuse after
     /// the next collection, and then holds whatever took its place).
     pub unsafe fn free(&mut self, obj: ObjRef) -> Result<Freed, Error> {
+        // SAFETY: the caller's promise.
+        unsafe { self.free_sized(obj) }.map(|(freed, _)| freed)
+    }
+
+    /// [`Mutator::free`], also giving the bytes the object took (its
+    /// slot, or a large object's requested size): what an embedder that
+    /// counts freed bytes needs, without a second lookup.
+    ///
+    /// # Safety
+    /// As [`Mutator::free`].
+    pub unsafe fn free_sized(&mut self, obj: ObjRef) -> Result<(Freed, usize), Error> {
         self.check_usable("free an object")?;
         self.ensure_attached();
         let addr = obj.addr();
@@ -82,19 +93,21 @@ impl<E: Embedder> Mutator<E> {
                     || (core.pins.is_pinned(start) && start != self.finalizing)
                     || core.weak.has_slot_within(start, d.large_size())
                 {
-                    return Ok(self.deferred());
+                    return Ok((self.deferred(), d.large_size()));
                 }
                 let bytes = d.span() * crate::space::PAGE_SIZE;
                 if !core.large.free_now(table, &core.resource, head) {
                     return Err(double_free(addr));
                 }
                 core.sizer.give_back(bytes as u64);
-                self.link.roots.forget_finalizing(start);
+                if start == self.finalizing {
+                    self.link.roots.forget_finalizing(start);
+                }
                 core.counters.freed_now.fetch_add(1, Relaxed);
                 core.counters
                     .freed_now_bytes
                     .fetch_add(bytes as u64, Relaxed);
-                Ok(Freed::Now)
+                Ok((Freed::Now, d.large_size()))
             }
             _ => Err(Error::ForeignPointer { addr }),
         }
@@ -102,7 +115,12 @@ impl<E: Embedder> Mutator<E> {
 
     /// [`Mutator::free`] of the small object at `start`, slot `slot` of
     /// page `page`.
-    fn free_small(&mut self, page: usize, slot: usize, start: usize) -> Result<Freed, Error> {
+    fn free_small(
+        &mut self,
+        page: usize,
+        slot: usize,
+        start: usize,
+    ) -> Result<(Freed, usize), Error> {
         let core = &self.heap.core;
         let table = &core.table;
         let generational = core.config.generational;
@@ -115,7 +133,7 @@ impl<E: Embedder> Mutator<E> {
             || (core.pins.is_pinned(start) && start != self.finalizing)
             || core.weak.has_slot_within(start, size)
         {
-            return Ok(self.deferred());
+            return Ok((self.deferred(), size));
         }
         if d.is_unswept() {
             // The mark bit says what the sweep keeps: without it the
@@ -123,16 +141,24 @@ impl<E: Embedder> Mutator<E> {
             // bit already keeps it: the next collection frees it then.)
             d.mark.test_and_clear_atomic(slot);
             core.counters.freed_at_sweep.fetch_add(1, Relaxed);
-            return Ok(Freed::WhenSwept);
+            return Ok((Freed::WhenSwept, size));
         }
         let Some(flags) = context_flags_of(d, slot) else {
-            return Ok(self.deferred());
+            return Ok((self.deferred(), size));
         };
         let ctx = context(d.pool(), flags);
-        if !self.local.has_freed_room(ctx) {
-            return Ok(self.deferred());
+        if self.local.holds_in_run(table, ctx, start) {
+            // Freed, made the context's run, not handed out since.
+            return Err(double_free(start));
         }
-        if !d.freed.test_and_set_atomic(slot) {
+        // With the context's run used up, the slot becomes the run: the
+        // next allocation of its class takes it by the fast path. Else it
+        // waits in the list (its `freed` bit set) for the slow path.
+        let as_run = self.local.can_take_as_run(table, ctx, start);
+        if !as_run && !self.local.has_freed_room(ctx) {
+            return Ok((self.deferred(), size));
+        }
+        if !as_run && !d.freed.test_and_set_atomic(slot) {
             // Another thread freed it an instant ago.
             return Err(double_free(start));
         }
@@ -140,19 +166,28 @@ impl<E: Embedder> Mutator<E> {
             table.zero(start, size);
         }
         // Young again: a stale mark (old, generational mode) or unlogged
-        // bit must not make the next object look old.
-        d.mark.test_and_clear_atomic(slot);
+        // bit must not make the next object look old. (On a swept page the
+        // bit is clear outside generational mode: no atomic write then.)
+        if d.mark.get(slot) {
+            d.mark.test_and_clear_atomic(slot);
+        }
         if generational {
             table.log().clear_range(start, size);
         }
         d.note_young();
-        self.local.push_freed(ctx, start);
-        self.link.roots.forget_finalizing(start);
+        if as_run {
+            self.local.take_as_run(ctx, start);
+        } else {
+            self.local.push_freed(ctx, start);
+        }
+        if start == self.finalizing {
+            self.link.roots.forget_finalizing(start);
+        }
         core.counters.freed_now.fetch_add(1, Relaxed);
         core.counters
             .freed_now_bytes
             .fetch_add(size as u64, Relaxed);
-        Ok(Freed::Now)
+        Ok((Freed::Now, size))
     }
 
     fn deferred(&self) -> Freed {

@@ -68,6 +68,12 @@ impl<E: Embedder> Mutator<E> {
         let heap = self.heap.clone();
         let core = &heap.core;
         let pool = &core.pools[class];
+        // The run may have room: the caller came here for another reason
+        // (a safepoint, an embedder's own fast path that called in), and
+        // a one-slot run of a freed slot must not be overwritten.
+        if let Some(o) = self.bump(class, flags) {
+            return Ok(o);
+        }
         if let Some(o) = self.reuse_freed(class, flags) {
             return Ok(o);
         }
