@@ -344,9 +344,23 @@ fn with_the_run_used_up_a_freed_slot_becomes_the_run() {
     );
     let again = free(&mut m, x);
     assert!(matches!(again, Err(Error::Misuse(_))), "{again:?}");
-    // The fast path hands it out, cleared.
-    let y = new_pair(&mut m, 7, None, None).unwrap();
-    assert_eq!(y, x);
+    // An allocation that writes a side bit (its page may be another
+    // mutator's) does not take it: the slot goes back to the list.
+    let pinned = new_pair_with(&mut m, 8, None, None, AllocFlags::PINNED).unwrap();
+    assert_ne!(pinned, x);
+    assert!(heap.is_pinned(pinned));
+    assert_ne!(run_of(&mut m, size).0, x.addr());
+    objs.push(pinned);
+    // The next plain allocation of its size takes it (from the list if
+    // the pinned one's run has no room left, else once that run is used
+    // up).
+    let mut y = new_pair(&mut m, 7, None, None).unwrap();
+    while y != x {
+        objs.push(y);
+        y = new_pair(&mut m, 7, None, None).unwrap();
+        assert!(objs.len() < 200_000, "the freed slot never came back");
+    }
+    assert!(!heap.is_pinned(y), "no pin bit left behind");
     assert_eq!(header(y).2, 7);
     let (cursor, limit) = run_of(&mut m, size);
     assert_eq!(cursor, limit, "used up again");

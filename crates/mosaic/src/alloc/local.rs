@@ -255,6 +255,34 @@ impl LocalAllocator {
         lp.cursor == addr && lp.cursor < lp.limit && detached(lp, table)
     }
 
+    /// Whether context `ctx`'s run is a detached one with its slot still
+    /// unused.
+    #[inline]
+    pub fn run_is_detached(&mut self, table: &PageTable, ctx: usize) -> bool {
+        let lp = &self.locals().pools[ctx % CONTEXTS];
+        lp.cursor < lp.limit && detached(lp, table)
+    }
+
+    /// Gives the unused slot of context `ctx`'s detached run back (its
+    /// `freed` bit set again): to the freed list, or to `pool` as a
+    /// forgotten free when the list is full. For an allocation that may
+    /// not take it.
+    pub fn detached_to_list(&mut self, table: &PageTable, ctx: usize, pool: &SizePool) {
+        if !self.run_is_detached(table, ctx) {
+            return;
+        }
+        let lp = &mut self.locals().pools[ctx % CONTEXTS];
+        let addr = lp.cursor;
+        lp.cursor = lp.limit;
+        let (d, slot) = table.small_slot(addr);
+        d.freed.test_and_set_atomic(slot);
+        if self.has_freed_room(ctx) {
+            self.push_freed(ctx, addr);
+        } else {
+            pool.forget_freed(std::iter::once(addr));
+        }
+    }
+
     /// Whether `addr`, a slot of context `ctx` being freed, can become the
     /// context's run: the run is used up, and the slot is not on the
     /// run's page (a run inside its page is an ordinary run: that is how

@@ -56,8 +56,10 @@ impl<E: Embedder> Mutator<E> {
     /// Frees `obj` explicitly (like bdwgc's `GC_free`): its memory may be
     /// handed out again by the next allocation. Refused for an address
     /// that is not a live object of this heap ([`Error::ForeignPointer`]),
-    /// for an object freed twice ([`Error::Misuse`]), inside a blocking
-    /// region or a collector callback.
+    /// for an object freed twice ([`Error::Misuse`]; a best-effort check:
+    /// a second free from another thread is missed while the slot waits
+    /// as this mutator's next allocation), inside a blocking region or a
+    /// collector callback.
     ///
     /// # Safety
     /// Nothing uses `obj` afterwards: no field, root, weak reference or
@@ -102,6 +104,9 @@ impl<E: Embedder> Mutator<E> {
                 core.sizer.give_back(bytes as u64);
                 if start == self.finalizing {
                     self.link.roots.forget_finalizing(start);
+                    // Its pin exemption ends with it: the slot may come back as
+                    // another object in this finalizer.
+                    self.finalizing = 0;
                 }
                 core.counters.freed_now.fetch_add(1, Relaxed);
                 core.counters
@@ -182,6 +187,9 @@ impl<E: Embedder> Mutator<E> {
         }
         if start == self.finalizing {
             self.link.roots.forget_finalizing(start);
+            // Its pin exemption ends with it: the slot may come back as
+            // another object in this finalizer.
+            self.finalizing = 0;
         }
         core.counters.freed_now.fetch_add(1, Relaxed);
         core.counters

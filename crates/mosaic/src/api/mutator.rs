@@ -357,8 +357,15 @@ impl<E: Embedder> Mutator<E> {
     #[inline(always)]
     fn bump(&mut self, class: usize, flags: AllocFlags) -> Option<ObjRef> {
         let ctx = context(class, flags);
-        let p = self.local.bump(ctx)?;
         let rest = flags.without(run_flags(flags));
+        // A detached run (a freed slot, `api/free.rs`) lies on a page
+        // another mutator may be allocating on: only allocations that
+        // write no side bit may take it. (`rest` is a constant for
+        // constant flags: the fast path keeps no test.)
+        if !rest.is_empty() && self.local.run_is_detached(&self.heap.core.table, ctx) {
+            return None;
+        }
+        let p = self.local.bump(ctx)?;
         if !rest.is_empty() {
             self.heap.core.set_small_flags(p, rest);
         }

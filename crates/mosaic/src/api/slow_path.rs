@@ -78,6 +78,9 @@ impl<E: Embedder> Mutator<E> {
             return Ok(o);
         }
         let ctx = context(class, flags);
+        // A detached run these flags may not take (they write side bits)
+        // is given back before a new run replaces it.
+        self.local.detached_to_list(&core.table, ctx, pool);
         let mut triggered = false;
         let mut exhausted = Exhaustion::default();
         loop {

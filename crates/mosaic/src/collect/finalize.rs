@@ -352,15 +352,19 @@ impl Finalizers {
     pub fn unregister(&self, table: &PageTable, obj: usize) -> bool {
         self.release_graves();
         let mut t = self.table.lock();
-        let had = bit(table, obj).is_some_and(|(d, s)| {
+        let (had, logged) = bit(table, obj).map_or((false, false), |(d, s)| {
             let had = d.finalizer.test_and_clear_atomic(s);
-            if had && d.shared_finalizer.test_and_clear_atomic(s) {
+            let shared = had && d.shared_finalizer.test_and_clear_atomic(s);
+            if shared {
                 d.unordered_finalizer.test_and_clear_atomic(s);
             }
-            had
+            (had, had && !shared)
         });
         if had {
             self.count.fetch_sub(1, Relaxed);
+        }
+        if logged {
+            // (A shared registration has no entry to leave behind.)
             t.stale += 1;
             // A log mostly made of stale entries is cleaned now, on the
             // mutator (amortized: at least half the log goes).
