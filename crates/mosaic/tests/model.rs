@@ -48,7 +48,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use common::*;
-use model_finalizers::{finalizer, log_ran};
+
 use model_graph::{Fin, Graph, Kind, Node, Outcome, Then};
 use mosaic::{
     AllocFlags, CompactPolicy, Config, Error, FinalizerOrder, GcEvent, HeapPolicy, ObjRef, Root,
@@ -459,44 +459,7 @@ impl Harness {
                 ordered,
                 then,
                 alloc,
-            } => {
-                let Some(id) = pick(&self.g.accessible(), target) else {
-                    return;
-                };
-                let order = if ordered {
-                    FinalizerOrder::Ordered
-                } else {
-                    FinalizerOrder::Unordered
-                };
-                let fin = Fin { order, then, alloc };
-                let obj = self.addr[&id];
-                // Plain ones half the time: the allocation-free form,
-                // tagged with the log and given the id as its data, or
-                // (a third of those) the shared form, which reads the id
-                // from the object.
-                let plain = then == Then::Nothing && !alloc && id % 2 == 0;
-                let r = if plain && id % 3 == 0 && !self.g.objs[&id].is_ephemeron() {
-                    self.m.register_shared_finalizer(obj, order)
-                } else if plain {
-                    let tag = Arc::as_ptr(&self.log) as usize;
-                    self.m
-                        .register_finalizer_fn(obj, order, log_ran, tag, id as usize)
-                } else {
-                    let ids = self.cons.fin_ids.clone();
-                    let f = finalizer(self.log.clone(), ids, id, fin);
-                    self.m.register_finalizer(obj, order, f)
-                };
-                let n = self.g.objs.get_mut(&id).unwrap();
-                if n.fin.is_some() {
-                    assert!(
-                        matches!(r, Err(Error::AlreadyRegistered { .. })),
-                        "second finalizer on object {id}: {r:?}"
-                    );
-                } else {
-                    r.expect("register_finalizer");
-                    n.fin = Some(fin);
-                }
-            }
+            } => self.register_finalizer(target, ordered, then, alloc),
             Op::Unfinalize { target } => {
                 let Some(id) = pick(&self.g.accessible(), target) else {
                     return;

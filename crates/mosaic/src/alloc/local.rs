@@ -251,8 +251,7 @@ impl LocalAllocator {
     /// holding `addr`.
     #[inline]
     pub fn holds_in_run(&mut self, table: &PageTable, ctx: usize, addr: usize) -> bool {
-        let lp = &self.locals().pools[ctx % CONTEXTS];
-        lp.cursor == addr && lp.cursor < lp.limit && detached(lp, table)
+        self.locals().pools[ctx % CONTEXTS].cursor == addr && self.run_is_detached(table, ctx)
     }
 
     /// Whether context `ctx`'s run is a detached one with its slot still

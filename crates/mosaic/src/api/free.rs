@@ -102,17 +102,9 @@ impl<E: Embedder> Mutator<E> {
                     return Err(double_free(addr));
                 }
                 core.sizer.give_back(bytes as u64);
-                if start == self.finalizing {
-                    self.link.roots.forget_finalizing(start);
-                    // Its pin exemption ends with it: the slot may come back as
-                    // another object in this finalizer.
-                    self.finalizing = 0;
-                }
-                core.counters.freed_now.fetch_add(1, Relaxed);
-                core.counters
-                    .freed_now_bytes
-                    .fetch_add(bytes as u64, Relaxed);
-                Ok((Freed::Now, d.large_size()))
+                let size = d.large_size();
+                self.freed_now(start, bytes);
+                Ok((Freed::Now, size))
             }
             _ => Err(Error::ForeignPointer { addr }),
         }
@@ -185,17 +177,22 @@ impl<E: Embedder> Mutator<E> {
         } else {
             self.local.push_freed(ctx, start);
         }
+        self.freed_now(start, size);
+        Ok((Freed::Now, size))
+    }
+
+    /// The bookkeeping of an object freed now (`bytes` back): counted, and
+    /// if it is the object of the finalizer running on this mutator, the
+    /// finalizing slot lets it go and its pin exemption ends (the slot may
+    /// come back as another object in this finalizer).
+    fn freed_now(&mut self, start: usize, bytes: usize) {
         if start == self.finalizing {
             self.link.roots.forget_finalizing(start);
-            // Its pin exemption ends with it: the slot may come back as
-            // another object in this finalizer.
             self.finalizing = 0;
         }
-        core.counters.freed_now.fetch_add(1, Relaxed);
-        core.counters
-            .freed_now_bytes
-            .fetch_add(size as u64, Relaxed);
-        Ok((Freed::Now, size))
+        let c = &self.heap.core.counters;
+        c.freed_now.fetch_add(1, Relaxed);
+        c.freed_now_bytes.fetch_add(bytes as u64, Relaxed);
     }
 
     fn deferred(&self) -> Freed {

@@ -1,6 +1,7 @@
 //! The model test's finalizers: a closure that logs its run and may
 //! allocate, resurrect or register again, and plain functions that log
-//! (logged with the id as data, or shared, reading the id from the object).
+//! (logged with the id as data, or shared, reading the id from the object);
+//! the `Finalizer` op that registers them.
 
 use std::sync::atomic::AtomicU64;
 
@@ -56,4 +57,53 @@ pub(super) fn log_ran_shared(_: &mut TestMutator, obj: ObjRef, tag: usize, data:
     // SAFETY: as in `log_ran`.
     let log = unsafe { &*(tag as *const Mutex<Vec<Event>>) };
     log.lock().push(Event::Ran(header(obj).2, obj.addr()));
+}
+
+impl Harness {
+    /// The `Finalizer` op: registers one on an accessible object (refused
+    /// if it has one).
+    pub(super) fn register_finalizer(
+        &mut self,
+        target: usize,
+        ordered: bool,
+        then: Then,
+        alloc: bool,
+    ) {
+        let Some(id) = pick(&self.g.accessible(), target) else {
+            return;
+        };
+        let order = if ordered {
+            FinalizerOrder::Ordered
+        } else {
+            FinalizerOrder::Unordered
+        };
+        let fin = Fin { order, then, alloc };
+        let obj = self.addr[&id];
+        // Plain ones half the time: the allocation-free form,
+        // tagged with the log and given the id as its data, or
+        // (a third of those) the shared form, which reads the id
+        // from the object.
+        let plain = then == Then::Nothing && !alloc && id % 2 == 0;
+        let r = if plain && id % 3 == 0 && !self.g.objs[&id].is_ephemeron() {
+            self.m.register_shared_finalizer(obj, order)
+        } else if plain {
+            let tag = Arc::as_ptr(&self.log) as usize;
+            self.m
+                .register_finalizer_fn(obj, order, log_ran, tag, id as usize)
+        } else {
+            let ids = self.cons.fin_ids.clone();
+            let f = finalizer(self.log.clone(), ids, id, fin);
+            self.m.register_finalizer(obj, order, f)
+        };
+        let n = self.g.objs.get_mut(&id).unwrap();
+        if n.fin.is_some() {
+            assert!(
+                matches!(r, Err(Error::AlreadyRegistered { .. })),
+                "second finalizer on object {id}: {r:?}"
+            );
+        } else {
+            r.expect("register_finalizer");
+            n.fin = Some(fin);
+        }
+    }
 }
