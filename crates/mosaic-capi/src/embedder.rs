@@ -87,12 +87,16 @@ pub type mosaic_type_name_fn =
 /// inside `mosaic_alloc` (or `mosaic_finish_sweep`), while other mutators
 /// keep running, so several threads may run `on_free` at the same time for
 /// different objects; the collecting thread also sweeps inside the pause
-/// (large objects, and pages still unswept when a collection starts). With
+/// (large objects; the thread that starts a collection first sweeps what
+/// is left unswept, with the world still running, and the pause sweeps
+/// what other threads' sweeps still held then). With
 /// eager sweeping (`lazy_sweep = false`) it runs inside the pause. When the
 /// heap is torn down it runs on the thread that frees the last handle
 /// (`mosaic_heap_free` or `mosaic_mutator_free`). It must be thread-safe,
 /// must not allocate or call mosaic functions, and must not touch other
-/// heap objects: they may be dead too.
+/// heap objects: they may be dead too (except, for an object allocated
+/// `MOSAIC_KEEP_REFERENTS`, those its fields reference: they stay alive
+/// and in place until its `on_free` ran).
 ///
 /// `on_move`, `resize` and `type_name` serve compaction and heap dumps;
 /// they were added last, after `mutator_roots`, so initialisers written

@@ -41,6 +41,12 @@ pub const MOSAIC_CONSERVATIVE: u32 = 16;
 /// is rescanned by every minor collection. No effect outside
 /// generational mode; ignored with `MOSAIC_CONSERVATIVE`.
 pub const MOSAIC_BARRIERED: u32 = 32;
+/// With `MOSAIC_NEEDS_CLEANUP`: what the object references stays alive
+/// (and in place) until its `on_free` ran, so `on_free` may read those
+/// objects (bdwgc's disclaim procedures with "mark from all"). A chain of
+/// such objects takes a collection per link to reclaim; such objects in a
+/// cycle longer than a direct self-reference are never reclaimed.
+pub const MOSAIC_KEEP_REFERENTS: u32 = 64;
 
 /// A garbage-collected heap (opaque).
 pub struct mosaic_heap {

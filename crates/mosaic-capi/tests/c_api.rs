@@ -295,6 +295,13 @@ fn compaction_variables_reach_the_c_config() {
     assert_eq!(out.trim(), "0 failures");
 }
 
+/// `MOSAIC_KEEP_REFERENTS`: `on_free` reads what a dead keeper referenced;
+/// chains lose a link per collection; without the flag nothing is kept.
+#[test]
+fn keepers_referents_live_until_their_on_free() {
+    assert_eq!(run_c_test("keep_referents").trim(), "0 failures");
+}
+
 /// `mosaic_free`: freed memory is reused at once and cleared, a large
 /// object's pages come back, bad frees are errors that lose nothing.
 #[test]

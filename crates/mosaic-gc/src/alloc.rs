@@ -23,6 +23,9 @@ pub enum Kind {
     AtomicUncollectable,
     /// A kind the program made (`kinds.rs`), by number.
     Made(usize),
+    /// `GC_finalized_malloc`'s small objects: normal ones whose closure
+    /// runs when the sweep reclaims them (`disclaim.rs`).
+    Finalized,
 }
 
 impl Kind {
@@ -31,6 +34,9 @@ impl Kind {
             Kind::Normal | Kind::Uncollectable => AllocFlags::CONSERVATIVE,
             Kind::Atomic | Kind::AtomicUncollectable => AllocFlags::UNINIT,
             Kind::Made(_) => AllocFlags::NONE,
+            Kind::Finalized => AllocFlags::CONSERVATIVE
+                .with(AllocFlags::NEEDS_CLEANUP)
+                .with(AllocFlags::KEEP_REFERENTS),
         }
     }
 
@@ -38,7 +44,7 @@ impl Kind {
     pub fn number(self) -> c_int {
         match self {
             Kind::Atomic => 0,
-            Kind::Normal => 1,
+            Kind::Normal | Kind::Finalized => 1,
             Kind::Uncollectable => 2,
             Kind::AtomicUncollectable => 3,
             Kind::Made(k) => k as c_int,
@@ -173,7 +179,9 @@ pub fn base_of(p: *const c_void) -> Option<ObjRef> {
     if p.is_null() {
         return None;
     }
-    heap().object_containing(p.cast())
+    heap()
+        .object_containing(p.cast())
+        .or_else(|| crate::disclaim::base_while_reclaimed(p as usize))
 }
 
 /// The kind `obj` was allocated with.
@@ -469,6 +477,7 @@ pub unsafe extern "C" fn GC_free(p: *mut c_void) {
         Some((_, size)) => size,
         None => {
             let Some(o) = base_of(p) else { return };
+            crate::disclaim::forget_closure(o, p);
             crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
             heap().object_size(o).unwrap_or(0)
         }

@@ -8,7 +8,13 @@
 //! holds its finalizer closure, tagged with bit 0, and the program gets the
 //! address one word in.
 //!
-//! Here each such object carries the heap's shared Mosaic finalizer
+//! A small `GC_finalized_malloc` object is bdwgc's exactly: allocated
+//! `NEEDS_CLEANUP | KEEP_REFERENTS`, its closure runs from the sweep that
+//! reclaims it (Mosaic's `on_free`), in the same collection cycle, and
+//! what it references stays alive until then.
+//!
+//! Objects of kinds with a disclaim procedure (and large finalized ones)
+//! carry the heap's shared Mosaic finalizer
 //! (two bits on its page, no entry: such programs have hundreds of
 //! thousands of them), ordered when the kind marks unconditionally (an
 //! ordered finalizer runs only after every finalizable object that
@@ -61,6 +67,9 @@ static REVIVED: Mutex<Option<FxHashSet<usize>>> = Mutex::new(None);
 thread_local! {
     /// The object whose disclaim procedure this thread runs (0: none).
     static IN_DISCLAIM: Cell<usize> = const { Cell::new(0) };
+    /// The finalized object whose closure this thread runs from the sweep
+    /// (0: none).
+    static RECLAIMING: Cell<usize> = const { Cell::new(0) };
 }
 
 /// `GC_set_mark_bit` outside a collection: `obj` counts as marked for the
@@ -202,23 +211,74 @@ pub extern "C" fn GC_register_disclaim_proc(
 
 /// `size` bytes finalized by `fc` when unreachable; the program gets the
 /// address one word into the object (the first word is the closure).
+///
+/// A small object is bdwgc's: allocated `NEEDS_CLEANUP` and
+/// `KEEP_REFERENTS`, it is reclaimed by the sweep, which runs the closure
+/// just before ([`on_reclaim`]), what it references kept alive until then.
+/// A large one (whose reclaim happens inside the pause) carries the shared
+/// finalizer instead (ordered: its referents stay too), run after the
+/// pause and then freed.
 #[no_mangle]
 pub extern "C" fn GC_finalized_malloc(size: usize, fc: *const Closure) -> *mut c_void {
     let Some(total) = size.checked_add(W) else {
         return crate::alloc::out_of_memory(size);
     };
-    let p = crate::alloc::alloc(total, crate::alloc::Kind::Normal);
+    let small = crate::heap::heap()
+        .slot_size_for(total.saturating_add(crate::data::extra_byte()))
+        .is_some();
+    let kind = if small {
+        crate::alloc::Kind::Finalized
+    } else {
+        crate::alloc::Kind::Normal
+    };
+    let p = crate::alloc::alloc(total, kind);
     if p.is_null() {
         return p;
     }
     // SAFETY: a fresh object of at least one word.
     unsafe { p.cast::<usize>().write(fc as usize | 1) };
-    let Some(o) = crate::alloc::base_of(p) else {
-        return std::ptr::null_mut();
-    };
-    with_mutator(|m| {
-        let _ = m.register_shared_finalizer(o, FinalizerOrder::Ordered);
-    });
+    if !small {
+        let Some(o) = crate::alloc::base_of(p) else {
+            return std::ptr::null_mut();
+        };
+        with_mutator(|m| {
+            let _ = m.register_shared_finalizer(o, FinalizerOrder::Ordered);
+        });
+    }
     // SAFETY: one word into the object.
     unsafe { p.cast::<u8>().add(W).cast() }
+}
+
+/// The embedder's `on_free`: a small `GC_finalized_malloc` object is being
+/// reclaimed by the sweep (a mutator's, with the world running); its
+/// closure runs now, as bdwgc runs it from its reclaim. Like bdwgc's
+/// (which holds the allocation lock then), the closure must not call the
+/// collector.
+pub fn on_reclaim(obj: ObjRef) {
+    let outer = RECLAIMING.with(|r| r.replace(obj.addr()));
+    finalize_closure(obj);
+    RECLAIMING.with(|r| r.set(outer));
+}
+
+/// `GC_base` of `p` while this thread runs the closure of the object being
+/// reclaimed (no longer an object for the heap): its base, for the base
+/// and the address the program was given (bdwgc still knows the object
+/// then).
+pub fn base_while_reclaimed(p: usize) -> Option<ObjRef> {
+    let obj = RECLAIMING.with(Cell::get);
+    (obj != 0 && (p == obj || p == obj + W)).then(|| ObjRef::from_ptr(obj as *mut u8))?
+}
+
+/// `GC_free` of `p`, inside the object at `base`: a finalized object is
+/// freed without its closure running (bdwgc frees it without asking its
+/// disclaim procedure): the closure word is cleared, and the object goes
+/// with the next collection that finds it unreachable.
+pub fn forget_closure(base: ObjRef, p: *mut c_void) {
+    let finalized = crate::heap::heap()
+        .object_flags(base)
+        .is_some_and(|f| f.contains(AllocFlags::KEEP_REFERENTS));
+    if finalized && p as usize == base.addr() + W {
+        // SAFETY: the closure word of a live finalized object.
+        unsafe { base.as_ptr().cast::<usize>().write(0) };
+    }
 }

@@ -49,6 +49,11 @@ unsafe impl Embedder for Boehm {
     fn roots<T: Tracer>(&self, tracer: &mut T) {
         crate::roots::scan(tracer);
     }
+
+    /// Only `GC_finalized_malloc`'s small objects ask for cleanup.
+    fn on_free(&self, obj: ObjRef) {
+        crate::disclaim::on_reclaim(obj);
+    }
 }
 
 pub type GcHeap = Heap<Boehm>;

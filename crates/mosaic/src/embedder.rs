@@ -124,7 +124,10 @@ pub unsafe trait Embedder: Send + Sync + 'static {
     /// Called exactly once for each dead object allocated with
     /// `NEEDS_CLEANUP`, before its memory is reused, and for each such object
     /// still allocated when the heap is dropped. It must be thread-safe (see
-    /// above) and must not touch other heap objects (they may be dead too).
+    /// above) and must not touch other heap objects (they may be dead too),
+    /// except, for an object also allocated with `KEEP_REFERENTS`, the
+    /// objects its fields reference (they stay alive and in place until
+    /// this call, unless the heap is being dropped).
     fn on_free(&self, _obj: ObjRef) {}
 
     /// Called for each object a compaction moved, once its bytes are at

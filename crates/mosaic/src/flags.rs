@@ -38,7 +38,17 @@ impl AllocFlags {
     /// Without generational mode the flag changes nothing. Ignored with
     /// `CONSERVATIVE` (a conservatively scanned object is always rescanned).
     pub const BARRIERED: AllocFlags = AllocFlags(32);
-    const ALL: u32 = 63;
+    /// With `NEEDS_CLEANUP`: what the object references stays alive until
+    /// its [`crate::Embedder::on_free`] has run, so `on_free` may read
+    /// those objects (the Boehm collector's disclaim procedures with
+    /// "mark from all", on which its `GC_finalized_malloc` is built). Each
+    /// collection traces the fields of the dead such objects (not the
+    /// objects themselves, so a reference to itself does not keep one); a
+    /// chain of them takes a collection per link to reclaim, and objects
+    /// with this flag in a longer cycle keep each other forever.
+    /// Ignored without `NEEDS_CLEANUP` and with `NO_POINTERS`.
+    pub const KEEP_REFERENTS: AllocFlags = AllocFlags(64);
+    const ALL: u32 = 127;
 
     /// Flags from raw bits; `None` if an unknown bit is set.
     pub const fn from_bits(bits: u32) -> Option<AllocFlags> {

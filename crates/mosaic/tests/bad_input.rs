@@ -128,7 +128,8 @@ fn foreign_interior_and_freed_pointers_are_rejected() {
 
 #[test]
 fn unknown_flag_bits_are_refused() {
-    assert_eq!(AllocFlags::from_bits(64), None);
+    assert_eq!(AllocFlags::from_bits(128), None);
+    assert_eq!(AllocFlags::from_bits(64), Some(AllocFlags::KEEP_REFERENTS));
     assert_eq!(AllocFlags::from_bits(32), Some(AllocFlags::BARRIERED));
     assert_eq!(AllocFlags::from_bits(16), Some(AllocFlags::CONSERVATIVE));
     assert_eq!(

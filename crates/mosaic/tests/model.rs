@@ -21,7 +21,9 @@
 //! the model says; the heap's counts of weak handles, weak slots,
 //! ephemerons and finalizers match (`model/check.rs`). After sweeping, the
 //! live count equals the model's, and `on_free` ran for exactly the dead
-//! objects that asked for cleanup. Finalizers run exactly in the model's
+//! objects that asked for cleanup; for those allocated `KEEP_REFERENTS`
+//! (one container in seven) it read the headers of what they referenced,
+//! which must be the ids the model says they referenced. Finalizers run exactly in the model's
 //! queue order (each once, on the right object). Some collections are made
 //! to panic inside `trace`: they must be abandoned without losing, freeing,
 //! clearing or queueing anything.
@@ -173,6 +175,9 @@ struct Harness {
     /// The weak handles of `g.handles`, in the same order.
     weak: Vec<WeakRoot>,
     dead_cleanup: BTreeSet<u64>,
+    /// Dead keepers and what their fields held when they died (address
+    /// and id).
+    dead_refs: Vec<(u64, Vec<(usize, u64)>)>,
     next_id: u64,
     log: Log,
     /// Counted pins of each object (`Mutator::pin`).
@@ -226,6 +231,7 @@ impl Harness {
             roots: Vec::new(),
             weak: Vec::new(),
             dead_cleanup: BTreeSet::new(),
+            dead_refs: Vec::new(),
             next_id: 1,
             log,
             late_panics,
@@ -313,6 +319,19 @@ impl Harness {
             if let Kind::Bytes { cleanup: true, .. } = d.node.kind {
                 self.dead_cleanup.insert(d.id);
             }
+            if d.node.keep {
+                self.dead_cleanup.insert(d.id);
+                // An ephemeron has no header to read back: u64::MAX.
+                let refs = (d.node.fields.iter())
+                    .map(|f| {
+                        f.map_or((0, 0), |f| {
+                            let e = f != d.id && self.g.objs[&f].is_ephemeron();
+                            (self.addr[&f].addr(), if e { u64::MAX } else { f })
+                        })
+                    })
+                    .collect();
+                self.dead_refs.push((d.id, refs));
+            }
             let a = self.addr.remove(&d.id).unwrap();
             self.cons.died(d.id, a.addr());
         }
@@ -381,7 +400,9 @@ impl Harness {
                 }
                 .expect("allocation");
                 let collected = self.sync(&[]);
-                self.add(id, o, Node::new(kind.clone(), id), collected);
+                let mut node = Node::new(kind.clone(), id);
+                node.keep = matches!(kind, Kind::Pair | Kind::Vector(_)) && is_keeper(id);
+                self.add(id, o, node, collected);
                 self.place(id, root, into);
             }
             Op::NewEphemeron {
@@ -612,6 +633,27 @@ impl Harness {
             freed, self.dead_cleanup,
             "on_free ran for exactly the dead cleanup objects"
         );
+        // What each dead keeper referenced was still there (same header)
+        // when its on_free ran.
+        let mut seen = self.heap.embedder().freed_refs.lock().clone();
+        let mut expected = self.dead_refs.clone();
+        // Where the model expects an ephemeron, only its address counts.
+        let ephemerons: HashMap<u64, Vec<bool>> = (expected.iter())
+            .map(|(k, refs)| (*k, refs.iter().map(|r| r.1 == u64::MAX).collect()))
+            .collect();
+        for (k, refs) in &mut seen {
+            for (r, &e) in refs.iter_mut().zip(ephemerons.get(k).into_iter().flatten()) {
+                if e {
+                    r.1 = u64::MAX;
+                }
+            }
+        }
+        seen.sort();
+        expected.sort();
+        assert_eq!(
+            seen, expected,
+            "what dead keepers referenced, read by on_free"
+        );
     }
 }
 
@@ -658,8 +700,10 @@ fn run_once(config: Config, ops: &[Op], late_panics: bool) {
     for round in 0.. {
         h.heap.embedder().globals.lock().clear();
         h.g.globals.clear();
+        let before = h.g.objs.len();
         h.collect_and_check();
-        if h.g.queue.is_empty() {
+        // A chain of dead keepers loses a link per collection.
+        if h.g.queue.is_empty() && h.g.objs.len() == before {
             break;
         }
         assert!(round < 10_000, "finalization does not end");
@@ -668,12 +712,12 @@ fn run_once(config: Config, ops: &[Op], late_panics: bool) {
     let leaked: Vec<u64> =
         h.g.objs
             .iter()
-            .filter(|(_, n)| n.fin.map(|f| f.order) == Some(FinalizerOrder::Ordered))
+            .filter(|(_, n)| n.fin.map(|f| f.order) == Some(FinalizerOrder::Ordered) || n.keep)
             .map(|(&id, _)| id)
             .collect();
     assert!(
         !leaked.is_empty() || h.g.objs.is_empty(),
-        "objects outlive their roots with no ordered finalizer left"
+        "objects outlive their roots with no ordered finalizer or keeper cycle left"
     );
     let s = h.heap.stats();
     if std::env::var_os("MOSAIC_MODEL_GEN_DEBUG").is_some() {

@@ -58,6 +58,9 @@ fn flags(d: &PageDesc, slot: usize, pinned: bool) -> String {
     if d.cleanup.get(slot) {
         f.push("\"NEEDS_CLEANUP\"");
     }
+    if d.keep_referents.get(slot) {
+        f.push("\"KEEP_REFERENTS\"");
+    }
     f.join(",")
 }
 

@@ -206,7 +206,7 @@ impl<E: Embedder> Heap<E> {
 
     /// The flags that describe how the live object `obj` is scanned and
     /// kept: `NO_POINTERS` (never scanned: allocated so, or `UNINIT`),
-    /// `CONSERVATIVE`, `PINNED`, `NEEDS_CLEANUP`; `None` for anything but
+    /// `CONSERVATIVE`, `PINNED`, `NEEDS_CLEANUP`, `KEEP_REFERENTS`; `None` for anything but
     /// the start of a live object.
     pub fn object_flags(&self, obj: ObjRef) -> Option<AllocFlags> {
         let t = &self.inner.core.table;
@@ -221,6 +221,7 @@ impl<E: Embedder> Heap<E> {
             (d.conservative.get(slot), AllocFlags::CONSERVATIVE),
             (d.pin.get(slot), AllocFlags::PINNED),
             (d.cleanup.get(slot), AllocFlags::NEEDS_CLEANUP),
+            (d.keep_referents.get(slot), AllocFlags::KEEP_REFERENTS),
         ] {
             if on {
                 f = f | flag;

@@ -281,6 +281,13 @@ impl<E: Embedder> Mutator<E> {
             // (one that would collect nothing).
             return None;
         }
+        // The previous cycle's sweep is finished before the world stops:
+        // `on_free` then runs with the world running (a drop-in's may be a
+        // C program's code, which could wait for a lock a stopped thread
+        // holds), and the pause has less to do.
+        if core.has_unswept() {
+            core.finish_sweeping_before_pause().resume();
+        }
         core.sizer.add(self.local.flush(&core.table, &core.pools));
         let stop_start = Instant::now();
         let mut out = None;

@@ -110,11 +110,12 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
     let weak_start = Instant::now();
     let mut finalizers = 0;
     let mut finalization_bytes = 0;
-    let mut pins = marker.take_pins();
-    let (objects, bytes) = if core.ephemerons.any() {
+    let (objects, bytes, pins) = if core.ephemerons.any() {
         let mut m = marker.watching();
         let mut pass = EphemeronPass::begin(&core.ephemerons, table, &mut m);
         pass.drain(table, &mut m, &core.embedder);
+        keep_referents(core, &mut m, |m| pass.drain(table, m, &core.embedder));
+        let mut pins = m.take_pins();
         let short = weak.unmarked(table, WeakKind::Short);
         let before_finalization = m.marked_bytes;
         let chosen = choose_finalizers(core, &mut m, |m, released| {
@@ -133,10 +134,12 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         // object reached only through an ephemeron's value or a finalizable
         // object) pin their targets too.
         pins.extend(m.take_pins());
-        (m.marked, m.marked_bytes)
+        (m.marked, m.marked_bytes, pins)
     } else if core.finalizers.any() {
         // No ephemeron anywhere: nothing to watch for while finalization
         // marks.
+        keep_referents(core, &mut marker, |m| m.drain(&core.embedder));
+        let mut pins = marker.take_pins();
         let short = weak.unmarked(table, WeakKind::Short);
         let before_finalization = marker.marked_bytes;
         let chosen = choose_finalizers(core, &mut marker, |m, _| m.drain(&core.embedder));
@@ -145,10 +148,11 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         weak.clear(short);
         core.finalizers.enqueue(table, chosen);
         pins.extend(marker.take_pins());
-        (marker.marked, marker.marked_bytes)
+        (marker.marked, marker.marked_bytes, pins)
     } else {
+        keep_referents(core, &mut marker, |m| m.drain(&core.embedder));
         weak.clear(weak.unmarked(table, WeakKind::Short));
-        (marker.marked, marker.marked_bytes)
+        (marker.marked, marker.marked_bytes, marker.take_pins())
     };
     weak.clear(weak.unmarked(table, WeakKind::Long));
     weak.finish(table);
@@ -163,6 +167,41 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
     }
 }
 
+/// Marks what the dead `KEEP_REFERENTS` objects reference (`keep.rs`),
+/// not the objects themselves; `settle(m)` drains `m` after each.
+fn keep_referents<'h, E: Embedder, const W: bool>(
+    core: &'h HeapCore<E>,
+    m: &mut Marker<'h, W>,
+    mut settle: impl FnMut(&mut Marker<'h, W>),
+) {
+    let table = &core.table;
+    for o in core.keep.dead(table) {
+        // Pinned: compaction does not update a dead object's fields, and
+        // `on_free` reads them.
+        mark_children(core, m, o, true);
+        settle(m);
+    }
+}
+
+/// Traces the object at `o` into `m`, skipping references to itself;
+/// with `pin`, what it references does not move in this collection.
+fn mark_children<'h, E: Embedder, const W: bool>(
+    core: &'h HeapCore<E>,
+    m: &mut Marker<'h, W>,
+    o: usize,
+    pin: bool,
+) {
+    let table = &core.table;
+    if let Some(end) = traced_end(table, o) {
+        let mut skip = SkipSelf {
+            m: &mut *m,
+            this: o..end,
+            pin,
+        };
+        trace_object(table, &core.embedder, o, &mut skip);
+    }
+}
+
 /// Chooses the finalizers this collection runs (`Finalizers::choose`) and
 /// marks what they keep: each ordered candidate's children, then the
 /// chosen objects. `settle(m, released)` drains `m` after each step
@@ -174,13 +213,7 @@ fn choose_finalizers<'h, E: Embedder, const W: bool>(
 ) -> Vec<usize> {
     let table = &core.table;
     let chosen = core.finalizers.choose(table, |o| {
-        if let Some(end) = traced_end(table, o) {
-            let mut skip = SkipSelf {
-                m: &mut *m,
-                this: o..end,
-            };
-            trace_object(table, &core.embedder, o, &mut skip);
-        }
+        mark_children(core, m, o, false);
         settle(m, Some(o));
     });
     // Drained as it goes: the mark stack holds at most a batch of chosen
@@ -216,15 +249,22 @@ fn traced_end(table: &PageTable, o: usize) -> Option<usize> {
 
 /// Marks an object's children but not the object itself (ordered
 /// finalization ignores direct self-references, interior ones included).
+/// With `pin`, precise references pin their targets as ambiguous words do
+/// (the object's own fields will not be updated if they move).
 struct SkipSelf<'a, 'h, const W: bool> {
     m: &'a mut Marker<'h, W>,
     this: std::ops::Range<usize>,
+    pin: bool,
 }
 
 impl<const W: bool> Tracer for SkipSelf<'_, '_, W> {
     fn visit(&mut self, slot: &mut *mut u8) {
         if !self.this.contains(&(*slot as usize)) {
-            self.m.visit(slot);
+            if self.pin {
+                self.m.visit_ambiguous(*slot as usize);
+            } else {
+                self.m.visit(slot);
+            }
         }
     }
 

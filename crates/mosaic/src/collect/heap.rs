@@ -21,6 +21,7 @@ use super::events::Events;
 use super::finalize::Finalizers;
 use super::generations::Generations;
 use super::heap_sizing::HeapSizer;
+use super::keep::KeepPages;
 use super::pins::Pins;
 use super::timeline::Timeline;
 use super::weak::WeakRefs;
@@ -32,7 +33,7 @@ use crate::object::ObjRef;
 use crate::pool::{GrowthPolicy, SizeClasses, SizePool, SweepCtx};
 use crate::sched::Workers;
 use crate::space::{
-    LargeSpace, PageResource, PageTable, ReleaseBuffer, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE,
+    LargeSpace, PageDesc, PageResource, PageTable, ReleaseBuffer, PAGE_MASK, PAGE_SHIFT, PAGE_SIZE,
 };
 
 /// Everything a heap is, minus the mutator bookkeeping of the API layer.
@@ -58,6 +59,8 @@ pub struct HeapCore<E: Embedder> {
     pub timeline: Option<Timeline>,
     /// Counted pins (`Mutator::pin`).
     pub pins: Pins,
+    /// Pages that may hold `KEEP_REFERENTS` objects (`keep.rs`).
+    pub keep: KeepPages,
     /// Generational mode's state: remembered set, minor or full.
     pub generations: Generations,
     /// `Config::dirty_pages` in generational mode, when the kernel keeps
@@ -138,6 +141,7 @@ impl<E: Embedder> HeapCore<E> {
             sweepers: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
             pins: Pins::default(),
+            keep: KeepPages::default(),
             generations: Generations::new(generational),
             dirty,
             compact_request: std::sync::atomic::AtomicU8::new(0),
@@ -238,6 +242,18 @@ impl<E: Embedder> HeapCore<E> {
     /// from `on_free` (the sweep completed regardless).
     #[must_use = "a panic from on_free must be resumed"]
     pub fn finish_sweeping(&self) -> PanicSlot {
+        self.finish_sweeping_as(false)
+    }
+
+    /// [`HeapCore::finish_sweeping`] by a mutator with the world running
+    /// (before it stops the world): its time counts as a lazy sweep step,
+    /// as a mutator's sweeping does.
+    #[must_use = "a panic from on_free must be resumed"]
+    pub fn finish_sweeping_before_pause(&self) -> PanicSlot {
+        self.finish_sweeping_as(true)
+    }
+
+    fn finish_sweeping_as(&self, step: bool) -> PanicSlot {
         if !self.pools.iter().any(|p| p.has_unswept()) {
             return PanicSlot::default();
         }
@@ -248,7 +264,11 @@ impl<E: Embedder> HeapCore<E> {
             }
         });
         self.trim_step(usize::MAX);
-        self.counters.add_sweep(t.elapsed());
+        if step {
+            self.counters.record_sweep_step(t.elapsed());
+        } else {
+            self.counters.add_sweep(t.elapsed());
+        }
         swept.panic
     }
 
@@ -326,10 +346,23 @@ impl<E: Embedder> HeapCore<E> {
         }
     }
 
+    /// Sets the `keep_referents` bit of slot `slot` of page `page` (`d`),
+    /// listing the page when its bitmap is new.
+    pub fn set_keep(&self, d: &PageDesc, page: usize, slot: usize) {
+        if !d.keep_referents.is_allocated() {
+            self.keep.note(page);
+        }
+        d.keep_referents.set(slot);
+    }
+
     /// Allocates a large object (counted against the heap's allowance);
     /// `None` when no span of pages is free.
     pub fn alloc_large(&self, size: usize, flags: AllocFlags) -> Option<usize> {
         let a = self.large.alloc(&self.table, &self.resource, size, flags)?;
+        if flags.contains(AllocFlags::NEEDS_CLEANUP) && flags.contains(AllocFlags::KEEP_REFERENTS) {
+            let page = self.table.page_index(a).expect("a heap object");
+            self.set_keep(self.table.desc(page), page, 0);
+        }
         self.sizer
             .add((size.div_ceil(PAGE_SIZE) * PAGE_SIZE) as u64);
         Some(a)
@@ -384,6 +417,9 @@ impl<E: Embedder> HeapCore<E> {
         if flags.contains(AllocFlags::NEEDS_CLEANUP) {
             d.cleanup.set(slot);
             d.set_has_cleanup(true);
+            if flags.contains(AllocFlags::KEEP_REFERENTS) {
+                self.set_keep(d, off >> PAGE_SHIFT, slot);
+            }
         }
         if flags.contains(AllocFlags::PINNED) {
             d.pin.set(slot);

@@ -53,6 +53,7 @@ mod generations;
 mod handles;
 mod heap;
 mod heap_sizing;
+mod keep;
 mod mark;
 mod minor;
 mod par_mark;

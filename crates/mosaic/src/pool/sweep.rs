@@ -56,6 +56,7 @@ pub fn sweep_page(
                     dc &= dc - 1;
                 }
                 d.cleanup.retain_word(w, !dead);
+                d.keep_referents.retain_word(w, !dead);
             }
             d.clear_object_bits(w, dead, ephemerons);
         }

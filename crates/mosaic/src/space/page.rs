@@ -63,6 +63,10 @@ pub struct PageDesc {
     pub no_pointers: Bitmap,
     /// `on_free` must be called when the slot's object dies.
     pub cleanup: LazyBitmap,
+    /// The slot's object (a cleanup one) keeps its referents alive until
+    /// its `on_free` ran (`AllocFlags::KEEP_REFERENTS`). Cleared with
+    /// `cleanup`.
+    pub keep_referents: LazyBitmap,
     /// The slot's object has a finalizer registered (not yet queued). Set
     /// and cleared atomically by registering mutators (any thread, any
     /// page); only a pause otherwise writes it.
@@ -149,11 +153,12 @@ impl PageDesc {
     }
 
     /// The bitmaps allocated on first use.
-    fn lazy(&self) -> [&LazyBitmap; 10] {
+    fn lazy(&self) -> [&LazyBitmap; 11] {
         [
             &self.pin,
             &self.forwarded,
             &self.cleanup,
+            &self.keep_referents,
             &self.finalizer,
             &self.shared_finalizer,
             &self.unordered_finalizer,

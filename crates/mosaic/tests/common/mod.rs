@@ -31,6 +31,10 @@ pub const HEADER: usize = 16;
 /// One `on_move`: (from, to, old size, new size).
 pub type Move = (usize, usize, usize, usize);
 
+/// What a keeper's `on_free` read: its id and, per field, (address, the
+/// id in that object's header).
+pub type FreedRefs = (u64, Vec<(usize, u64)>);
+
 /// A test's extra work inside `on_free`.
 pub type FreeHook = Box<dyn Fn(ObjRef) + Send + Sync>;
 
@@ -38,6 +42,11 @@ pub type FreeHook = Box<dyn Fn(ObjRef) + Send + Sync>;
 pub struct TestVm {
     /// Ids of objects whose `on_free` ran (shared, so it outlives the heap).
     pub freed: std::sync::Arc<Mutex<Vec<u64>>>,
+    /// For each keeper (a pair or vector whose id passes [`is_keeper`],
+    /// allocated `KEEP_REFERENTS`) whose `on_free` ran: its id and, for
+    /// each field, the address it held and the id in that object's header
+    /// (0 and 0 for null; an ephemeron has no header).
+    pub freed_refs: Mutex<Vec<FreedRefs>>,
     /// Extra roots reported through `Embedder::roots`.
     pub globals: Mutex<Vec<usize>>,
     pub traced: AtomicUsize,
@@ -131,8 +140,20 @@ unsafe impl Embedder for TestVm {
     }
 
     fn on_free(&self, obj: ObjRef) {
-        let id = header(obj).2;
+        let (tag, len, id) = header(obj);
         self.freed.lock().push(id);
+        if (tag == PAIR || tag == VECTOR) && is_keeper(id) {
+            // SAFETY: `len` pointer fields after the header, each null or
+            // (a keeper: `KEEP_REFERENTS`) an object kept alive until
+            // this call.
+            let refs = (0..len as usize)
+                .map(|i| {
+                    let r = ObjRef::from_ptr(unsafe { *field_ptr(obj, i) });
+                    r.map_or((0, 0), |r| (r.addr(), header(r).2))
+                })
+                .collect();
+            self.freed_refs.lock().push((id, refs));
+        }
         if let Some(hook) = &*self.free_hook.lock() {
             hook(obj);
         }
@@ -221,11 +242,23 @@ pub fn init_uncleared(obj: ObjRef, tag: u32, len: u32, id: u64) -> ObjRef {
 /// every minor collection (generational mode; elsewhere the flag changes
 /// nothing).
 pub fn container_flags(id: u64) -> AllocFlags {
-    if id % 3 == 0 {
-        AllocFlags::NONE
+    let keep = if is_keeper(id) {
+        AllocFlags::NEEDS_CLEANUP | AllocFlags::KEEP_REFERENTS
     } else {
-        AllocFlags::BARRIERED
+        AllocFlags::NONE
+    };
+    if id % 3 == 0 {
+        keep
+    } else {
+        keep | AllocFlags::BARRIERED
     }
+}
+
+/// The ids of keepers: the model test's vectors and pairs allocated
+/// `NEEDS_CLEANUP | KEEP_REFERENTS` (one in seven), whose `on_free` reads
+/// the headers of what they reference ([`TestVm::freed_refs`]).
+pub fn is_keeper(id: u64) -> bool {
+    id % 7 == 5
 }
 
 pub fn new_vector(m: &mut TestMutator, id: u64, len: usize) -> Result<ObjRef, Error> {

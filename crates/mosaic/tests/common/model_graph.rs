@@ -6,6 +6,9 @@
 //!    the objects waiting in the finalizer queue (plus the scope roots of an
 //!    allocation in progress), where a marked ephemeron whose key is marked
 //!    makes its value reachable: a fixed point.
+//!    Then the fields of every unmarked keeper (`KEEP_REFERENTS`; direct
+//!    self-references skipped) are marked with what they reach (still
+//!    `strong`), the keepers themselves staying unmarked.
 //! 2. Short weak references to objects outside `strong` are cleared.
 //! 3. Finalizers: unordered registered objects outside `strong` are chosen;
 //!    the children of every ordered registered object outside `strong`
@@ -68,6 +71,9 @@ pub struct Node {
     pub slots: Vec<Option<WeakKind>>,
     pub seed: u8,
     pub fin: Option<Fin>,
+    /// Allocated `NEEDS_CLEANUP | KEEP_REFERENTS`: while it is dead and
+    /// not yet reclaimed, what it references is marked.
+    pub keep: bool,
 }
 
 impl Node {
@@ -88,6 +94,7 @@ impl Node {
             slots,
             seed: id as u8,
             fin: None,
+            keep: false,
         }
     }
 
@@ -213,6 +220,16 @@ impl Graph {
             &none,
             roots.chain(queued).chain(extra.iter().copied()),
         );
+        // Dead keepers: their fields (not themselves, self-references
+        // skipped) are marked with what they reach.
+        let keepers: Vec<u64> = (self.objs.iter())
+            .filter(|(id, n)| n.keep && !marked.contains(id))
+            .map(|(&id, _)| id)
+            .collect();
+        let kept: Vec<u64> = (keepers.iter())
+            .flat_map(|&k| self.objs[&k].strong().filter(move |&c| c != k))
+            .collect();
+        self.closure(&mut marked, &none, kept);
         let strong = marked.clone();
         let unreachable = |order: FinalizerOrder| -> Vec<u64> {
             self.objs

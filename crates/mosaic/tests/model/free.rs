@@ -15,8 +15,21 @@ impl Harness {
     pub(super) fn free_one(&mut self, target: usize) {
         self.resolve_conservative();
         let g = &self.g;
+        // What a dead keeper referenced is read by its `on_free`, which
+        // may not have run yet: not the program's to free.
+        let freed = self.heap.embedder().freed.lock().clone();
+        let kept: BTreeSet<usize> = (self.dead_refs.iter())
+            .filter(|(k, _)| !freed.contains(k))
+            .flat_map(|(_, refs)| refs.iter().map(|r| r.0))
+            .collect();
         let referred: BTreeSet<u64> = (g.objs.values())
             .flat_map(|n| n.fields.iter().flatten().copied())
+            .chain(
+                g.objs
+                    .keys()
+                    .copied()
+                    .filter(|id| kept.contains(&self.addr[id].addr())),
+            )
             .chain(g.globals.iter().copied())
             .chain(g.queue.iter().map(|q| q.0))
             .chain(g.handles.iter().filter_map(|h| h.1))

@@ -15,7 +15,7 @@
 //! movable object goes to a fresh page.
 //!
 //! Planning only sets bits; the bytes move later ([`super::evacuate`]):
-//! destination slot: alloc, mark, its no-pointers and cleanup bits copied,
+//! destination slot: alloc, mark, its no-pointers, cleanup and keep-referents bits copied,
 //! pin cleared; source slot: mark and cleanup cleared, forwarded set. A
 //! free destination slot is one that is not marked, not forwarded and
 //! holds no dead object awaiting `on_free`. So no slot is both read by one
@@ -200,7 +200,11 @@ impl<E: Embedder> Planner<'_, E> {
         if d.shared_finalizer.get(s) && !d2.shared_finalizer.is_allocated() {
             self.core.finalizers.note_shared_page(p2);
         }
+        if d.keep_referents.get(s) && !d2.keep_referents.is_allocated() {
+            self.core.keep.note(p2);
+        }
         for (b, b2) in [
+            (&d.keep_referents, &d2.keep_referents),
             (&d.finalizer, &d2.finalizer),
             (&d.shared_finalizer, &d2.shared_finalizer),
             (&d.unordered_finalizer, &d2.unordered_finalizer),
