@@ -255,9 +255,11 @@ pub extern "C" fn GC_finalized_malloc(size: usize, fc: *const Closure) -> *mut c
 /// (which holds the allocation lock then), the closure must not call the
 /// collector.
 pub fn on_reclaim(obj: ObjRef) {
-    let outer = RECLAIMING.with(|r| r.replace(obj.addr()));
-    finalize_closure(obj);
-    RECLAIMING.with(|r| r.set(outer));
+    RECLAIMING.with(|r| {
+        let outer = r.replace(obj.addr());
+        finalize_closure(obj);
+        r.set(outer);
+    });
 }
 
 /// `GC_base` of `p` while this thread runs the closure of the object being

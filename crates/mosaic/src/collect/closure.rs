@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use super::ephemeron_pass::EphemeronPass;
 use super::heap::HeapCore;
-use super::mark::{trace_object, Marker};
+use super::mark::{trace_object, trace_words, Marker};
 use super::par_mark;
 use super::root_scan::scan_marking_roots;
 use super::roots::RootTable;
@@ -175,28 +175,42 @@ fn keep_referents<'h, E: Embedder, const W: bool>(
     mut settle: impl FnMut(&mut Marker<'h, W>),
 ) {
     let table = &core.table;
-    for o in core.keep.dead(table) {
+    let mut i = 0u32;
+    core.keep.for_each_dead(table, |k| {
         // Pinned: compaction does not update a dead object's fields, and
         // `on_free` reads them.
-        mark_children(core, m, o, true);
-        settle(m);
-    }
+        let mut skip = SkipSelf {
+            m: &mut *m,
+            this: k.start..k.end,
+            pin: true,
+        };
+        if k.conservative {
+            trace_words(k.start, k.end, &mut skip);
+        } else {
+            trace_object(table, &core.embedder, k.start, &mut skip);
+        }
+        // Drained now and then: the mark stack stays small when a
+        // collection finds hundreds of thousands.
+        i += 1;
+        if i % 1024 == 0 {
+            settle(m);
+        }
+    });
+    settle(m);
 }
 
-/// Traces the object at `o` into `m`, skipping references to itself;
-/// with `pin`, what it references does not move in this collection.
+/// Traces the object at `o` into `m`, skipping references to itself.
 fn mark_children<'h, E: Embedder, const W: bool>(
     core: &'h HeapCore<E>,
     m: &mut Marker<'h, W>,
     o: usize,
-    pin: bool,
 ) {
     let table = &core.table;
     if let Some(end) = traced_end(table, o) {
         let mut skip = SkipSelf {
             m: &mut *m,
             this: o..end,
-            pin,
+            pin: false,
         };
         trace_object(table, &core.embedder, o, &mut skip);
     }
@@ -213,7 +227,7 @@ fn choose_finalizers<'h, E: Embedder, const W: bool>(
 ) -> Vec<usize> {
     let table = &core.table;
     let chosen = core.finalizers.choose(table, |o| {
-        mark_children(core, m, o, false);
+        mark_children(core, m, o);
         settle(m, Some(o));
     });
     // Drained as it goes: the mark stack holds at most a batch of chosen

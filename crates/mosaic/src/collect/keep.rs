@@ -24,6 +24,15 @@ use parking_lot::Mutex;
 
 use crate::space::{PageKind, PageTable};
 
+/// A dead keeper to trace: its start, the end of what refers to itself
+/// (its slot or pages), and whether its words are scanned conservatively
+/// (then `end` is where they end).
+pub struct DeadKeeper {
+    pub start: usize,
+    pub end: usize,
+    pub conservative: bool,
+}
+
 /// The pages whose `keep_referents` bitmap exists.
 #[derive(Default)]
 pub struct KeepPages {
@@ -36,16 +45,17 @@ impl KeepPages {
         self.pages.lock().push(page as u32);
     }
 
-    /// Pause: the dead keepers (allocated, unmarked, `keep_referents` set),
-    /// in page order. Duplicate listings are dropped here.
-    pub fn dead(&self, table: &PageTable) -> Vec<usize> {
+    /// Pause: calls `f` on each dead keeper (allocated, unmarked,
+    /// `keep_referents` set) that holds references (not `NO_POINTERS`), in
+    /// page order, with the list locked (no mutator allocates in a pause;
+    /// `f` must not list a page). Duplicate listings are dropped here.
+    pub fn for_each_dead(&self, table: &PageTable, mut f: impl FnMut(DeadKeeper)) {
         let mut pages = self.pages.lock();
         if pages.is_empty() {
-            return Vec::new();
+            return;
         }
         pages.sort_unstable();
         pages.dedup();
-        let mut out = Vec::new();
         for &page in pages.iter() {
             let page = page as usize;
             let d = table.desc(page);
@@ -57,22 +67,42 @@ impl KeepPages {
                 PageKind::Small => {
                     let size = d.slot_size();
                     for w in 0..d.slot_count().div_ceil(64) {
-                        let mut c = d.keep_referents.word(w) & d.alloc.word(w) & !d.mark.word(w);
+                        let mut c = d.keep_referents.word(w)
+                            & d.alloc.word(w)
+                            & !d.mark.word(w)
+                            & !d.no_pointers.word(w);
+                        let conservative = d.conservative.word(w);
                         while c != 0 {
-                            let slot = w * 64 + c.trailing_zeros() as usize;
+                            let bit = c.trailing_zeros() as usize;
                             c &= c - 1;
-                            out.push(addr + slot * size);
+                            let start = addr + (w * 64 + bit) * size;
+                            f(DeadKeeper {
+                                start,
+                                end: start + size,
+                                conservative: conservative & (1 << bit) != 0,
+                            });
                         }
                     }
                 }
                 PageKind::LargeHead => {
-                    if d.keep_referents.get(0) && d.alloc.get(0) && !d.mark.get(0) {
-                        out.push(addr);
+                    let dead = d.keep_referents.get(0) && d.alloc.get(0) && !d.mark.get(0);
+                    if dead && !d.no_pointers.get(0) {
+                        // Its whole pages, as `traced_end` says.
+                        let conservative = d.conservative.get(0);
+                        let end = if conservative {
+                            addr + d.large_size()
+                        } else {
+                            addr + (d.span() << crate::space::PAGE_SHIFT)
+                        };
+                        f(DeadKeeper {
+                            start: addr,
+                            end,
+                            conservative,
+                        });
                     }
                 }
                 PageKind::Free | PageKind::LargeTail => {}
             }
         }
-        out
     }
 }

@@ -387,6 +387,13 @@ pub fn conservative_end(table: &PageTable, obj: usize) -> Option<usize> {
     }
 }
 
+/// Visits the words of `[start, end)`, the slot of an allocated
+/// `CONSERVATIVE` object (dead or alive, not yet swept), as ambiguous.
+pub fn trace_words<T: Tracer>(start: usize, end: usize, t: &mut T) {
+    // SAFETY: an object's slot in the heap: mapped, readable, aligned.
+    unsafe { t.visit_ambiguous_range(start as *const usize, end as *const usize) }
+}
+
 /// Calls `embedder.trace` on `obj`, or, for an object allocated
 /// `CONSERVATIVE`, visits each of its words as ambiguous: what every
 /// tracing of an object outside the marker's own loop (verify mode,
