@@ -71,10 +71,12 @@ pub struct MutatorInfo {
 ///   lazy sweeping (the default) that is a mutator's thread inside an
 ///   allocation (or [`crate::Mutator::finish_sweep`]), *while other mutators
 ///   keep running*, so several threads may run `on_free` at the same time
-///   for different objects. It also runs inside a pause: for large
-///   objects, with eager sweeping (`lazy_sweep = false`), and for pages a
-///   collection finds still unswept when it starts; at heap teardown, on
-///   the thread that drops the last handle.
+///   for different objects. The thread that starts a collection first
+///   sweeps what is still unswept, with the world running. It also runs
+///   inside a pause: for large objects, with eager sweeping (`lazy_sweep =
+///   false`), and for pages another thread's sweep still held when the
+///   collection started; at heap teardown, on the thread that drops the
+///   last handle.
 /// - No callback runs under a lock the API takes: a callback may read
 ///   [`crate::Heap::stats`]. None may allocate in the heap or collect:
 ///   allocation slow paths, collections and `run_finalizers` on the thread

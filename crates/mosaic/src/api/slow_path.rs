@@ -65,9 +65,6 @@ impl<E: Embedder> Mutator<E> {
         flags: AllocFlags,
         size: usize,
     ) -> Result<ObjRef, Error> {
-        let heap = self.heap.clone();
-        let core = &heap.core;
-        let pool = &core.pools[class];
         // The run may have room: the caller came here for another reason
         // (a safepoint, an embedder's own fast path that called in), and
         // a one-slot run of a freed slot must not be overwritten.
@@ -77,6 +74,10 @@ impl<E: Embedder> Mutator<E> {
         if let Some(o) = self.reuse_freed(class, flags) {
             return Ok(o);
         }
+        // (Only the paths below need their own handle on the heap.)
+        let heap = self.heap.clone();
+        let core = &heap.core;
+        let pool = &core.pools[class];
         let ctx = context(class, flags);
         // A detached run these flags may not take (they write side bits)
         // is given back before a new run replaces it.

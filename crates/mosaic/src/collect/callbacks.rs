@@ -14,6 +14,7 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The first panic caught from a batch of callbacks, resumed later.
 #[derive(Default)]
@@ -53,6 +54,12 @@ thread_local! {
     static IN_CALLBACK: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
+/// Threads inside [`in_callback`] now, all heaps together: while it is 0
+/// no thread is, and [`inside_callback`] answers without reading the
+/// thread-local (which costs a call in a shared library). A thread's own
+/// entry is visible to itself, so the answer is exact for the caller.
+static ANY_IN_CALLBACK: AtomicUsize = AtomicUsize::new(0);
+
 /// Runs `f` marked as a collector callback: allocating, collecting or
 /// running finalizers from the same thread is refused meanwhile.
 pub fn in_callback<R>(f: impl FnOnce() -> R) -> R {
@@ -60,8 +67,10 @@ pub fn in_callback<R>(f: impl FnOnce() -> R) -> R {
     impl Drop for Leave {
         fn drop(&mut self) {
             IN_CALLBACK.with(|c| c.set(c.get() - 1));
+            ANY_IN_CALLBACK.fetch_sub(1, Relaxed);
         }
     }
+    ANY_IN_CALLBACK.fetch_add(1, Relaxed);
     IN_CALLBACK.with(|c| c.set(c.get() + 1));
     let _leave = Leave;
     f()
@@ -69,7 +78,16 @@ pub fn in_callback<R>(f: impl FnOnce() -> R) -> R {
 
 /// Whether the calling thread is inside a collector callback (`trace`,
 /// `roots`, `mutator_roots`, `on_free`, an event listener, the finalizer
-/// notifier) or a pause.
+/// notifier), a pause or a sweep.
+#[inline]
 pub fn inside_callback() -> bool {
+    ANY_IN_CALLBACK.load(Relaxed) != 0 && this_thread_in_callback()
+}
+
+/// Out of line: the compiler would otherwise compute the thread-local's
+/// address before the test above.
+#[cold]
+#[inline(never)]
+fn this_thread_in_callback() -> bool {
     IN_CALLBACK.with(|c| c.get() != 0)
 }

@@ -168,7 +168,8 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
 }
 
 /// Marks what the dead `KEEP_REFERENTS` objects reference (`keep.rs`),
-/// not the objects themselves; `settle(m)` drains `m` after each.
+/// not the objects themselves, and pins it; `settle(m)` drains `m` every
+/// 1024 of them and at the end.
 fn keep_referents<'h, E: Embedder, const W: bool>(
     core: &'h HeapCore<E>,
     m: &mut Marker<'h, W>,

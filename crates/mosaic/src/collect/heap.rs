@@ -164,8 +164,9 @@ impl<E: Embedder> HeapCore<E> {
         let _busy = SweeperGuard::enter(&self.sweepers);
         let mut release = ReleaseBuffer::default();
         let mut panic = PanicSlot::default();
+        // The whole sweep counts as a callback (once, not per `on_free`).
         let mut on_free = |a: usize| {
-            panic.call(|| in_callback(|| self.embedder.on_free(ObjRef::from_addr(a))));
+            panic.call(|| self.embedder.on_free(ObjRef::from_addr(a)));
         };
         let mut cx = SweepCtx {
             table: &self.table,
@@ -177,7 +178,7 @@ impl<E: Embedder> HeapCore<E> {
             swept: 0,
             sticky: self.config.generational,
         };
-        let value = f(&mut cx);
+        let value = in_callback(|| f(&mut cx));
         let pages = cx.swept;
         release.flush(&self.resource);
         self.trim_step(TRIM_PAGES_PER_STEP);
