@@ -33,6 +33,8 @@ mod check;
 mod common;
 #[path = "model/conservative.rs"]
 mod conservative;
+#[path = "model/keep.rs"]
+mod keep;
 #[path = "model/finalizers.rs"]
 mod model_finalizers;
 #[path = "model/free.rs"]
@@ -175,9 +177,9 @@ struct Harness {
     /// The weak handles of `g.handles`, in the same order.
     weak: Vec<WeakRoot>,
     dead_cleanup: BTreeSet<u64>,
-    /// Dead keepers and what their fields held when they died (address
-    /// and id).
-    dead_refs: Vec<(u64, Vec<(usize, u64)>)>,
+    /// Dead keepers and what their fields held when they died
+    /// (`model/keep.rs`).
+    dead_refs: Vec<keep::Expected>,
     next_id: u64,
     log: Log,
     /// Counted pins of each object (`Mutator::pin`).
@@ -321,16 +323,7 @@ impl Harness {
             }
             if d.node.keep {
                 self.dead_cleanup.insert(d.id);
-                // An ephemeron has no header to read back: u64::MAX.
-                let refs = (d.node.fields.iter())
-                    .map(|f| {
-                        f.map_or((0, 0), |f| {
-                            let e = f != d.id && self.g.objs[&f].is_ephemeron();
-                            (self.addr[&f].addr(), if e { u64::MAX } else { f })
-                        })
-                    })
-                    .collect();
-                self.dead_refs.push((d.id, refs));
+                self.keeper_died(&d);
             }
             let a = self.addr.remove(&d.id).unwrap();
             self.cons.died(d.id, a.addr());
@@ -633,27 +626,7 @@ impl Harness {
             freed, self.dead_cleanup,
             "on_free ran for exactly the dead cleanup objects"
         );
-        // What each dead keeper referenced was still there (same header)
-        // when its on_free ran.
-        let mut seen = self.heap.embedder().freed_refs.lock().clone();
-        let mut expected = self.dead_refs.clone();
-        // Where the model expects an ephemeron, only its address counts.
-        let ephemerons: HashMap<u64, Vec<bool>> = (expected.iter())
-            .map(|(k, refs)| (*k, refs.iter().map(|r| r.1 == u64::MAX).collect()))
-            .collect();
-        for (k, refs) in &mut seen {
-            for (r, &e) in refs.iter_mut().zip(ephemerons.get(k).into_iter().flatten()) {
-                if e {
-                    r.1 = u64::MAX;
-                }
-            }
-        }
-        seen.sort();
-        expected.sort();
-        assert_eq!(
-            seen, expected,
-            "what dead keepers referenced, read by on_free"
-        );
+        self.check_keepers_read();
     }
 }
 
