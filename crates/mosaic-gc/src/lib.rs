@@ -27,45 +27,82 @@
 //! heap except through the explicit root sets (the library's own segments
 //! are not scanned).
 
+use std::alloc::{GlobalAlloc, Layout};
+
 mod alloc;
 mod control;
 
 /// The library's own memory (its Rust code's `Vec`s and `Box`es: mark
-/// stacks, tables, the collector's scratch during a pause) comes from
-/// mimalloc, never from the program's `malloc`. A collection stops the
-/// program's threads wherever they are, inside glibc's `malloc` too,
-/// holding an arena's lock; with more threads than glibc has arenas (or
-/// `MALLOC_ARENA_MAX=1`) the collecting thread shares that arena, and a
-/// `malloc` during the pause would wait for the stopped thread forever.
-/// The stop signal is put off while a thread runs this library's code
-/// (`threads::InGc`), and the program's own code does not call mimalloc,
-/// so a stopped thread holds none of mimalloc's locks. (At thread exit the
-/// core detaches the thread's mutator with signals held off, before this
-/// library's own exit key unregisters it.)
-/// mimalloc commits its first arena eagerly, with transparent huge pages
-/// where the kernel allows them: 6 MB resident before the program's first
-/// allocation. Committed on demand instead (`MIMALLOC_ARENA_EAGER_COMMIT`
-/// still overrides), it adds under 1 MB. Memory freed is given back after
-/// 1 ms (10 ms for whole arena ranges) instead of mimalloc's 10 (100):
-/// a collection's scratch (the finalizer log, the ready queue, mark
-/// stacks) is freed in bursts, and with the default delays it stayed
-/// resident as long as collections came often (`MIMALLOC_PURGE_DELAY`
-/// still overrides; BENCHMARKS.md, 2026-11-27 second session).
+/// stacks, tables, each thread's state, the collector's scratch during a
+/// pause) comes from dlmalloc: one heap for the whole process behind one
+/// lock, never the program's `malloc`.
+///
+/// - **Why not the program's `malloc`:** a collection stops the program's
+///   threads wherever they are, inside glibc's `malloc` too, holding an
+///   arena's lock; with more threads than glibc has arenas (or
+///   `MALLOC_ARENA_MAX=1`) the collecting thread shares that arena, and a
+///   `malloc` during the pause would wait for the stopped thread forever.
+/// - **Why one heap:** a per-thread allocator (mimalloc, before) gave
+///   each thread pages of its own for every size it used: the dozen
+///   small allocations that register a thread spread over a dozen pages,
+///   about 130 KB resident per thread, and kept after the thread exited
+///   until another thread reclaimed them (bdwgc's `threadkey_test`: 12.6
+///   MB peak against the real library's 3.0; BENCHMARKS.md, 2026-11-27,
+///   sixth session). The library allocates seldom (per collection, per
+///   registration, per finalizer or link table growth), so one lock costs
+///   nothing measurable.
+/// - **No thread is stopped holding the lock:** every call raises the
+///   thread's call depth (`threads::InGc`), which defers the stop signal
+///   as inside any of the library's calls; that covers the allocations
+///   made outside them too (Rust thread-locals' destructors at thread
+///   exit, before the thread unregisters). A signal deferred there is
+///   sent again by the collector (`World::stop` retries every 2 ms).
+/// - **`fork`:** dlmalloc's own fork handlers take the lock before `fork`
+///   and release it in both processes (`configure_allocator`).
+struct LibraryAlloc;
+
+// SAFETY: every method passes its arguments to dlmalloc's global
+// allocator, which implements `GlobalAlloc`'s contract; raising the call
+// depth around it changes only when the stop signal parks the thread.
+unsafe impl GlobalAlloc for LibraryAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _deferred = threads::InGc::enter();
+        // SAFETY: the caller's promises, passed on.
+        unsafe { dlmalloc::GlobalDlmalloc.alloc(layout) }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        let _deferred = threads::InGc::enter();
+        // SAFETY: the caller's promises, passed on.
+        unsafe { dlmalloc::GlobalDlmalloc.dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let _deferred = threads::InGc::enter();
+        // SAFETY: the caller's promises, passed on.
+        unsafe { dlmalloc::GlobalDlmalloc.alloc_zeroed(layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _deferred = threads::InGc::enter();
+        // SAFETY: the caller's promises, passed on.
+        unsafe { dlmalloc::GlobalDlmalloc.realloc(ptr, layout, new_size) }
+    }
+}
+
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: LibraryAlloc = LibraryAlloc;
 
-/// `mi_option_arena_eager_commit` in mimalloc's `mi_option_t`.
-const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-/// `mi_option_purge_delay` in mimalloc's `mi_option_t`.
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// Runs when the library is loaded, before any allocation of ours.
+/// Runs when the library is loaded, before any allocation of ours: installs
+/// dlmalloc's fork handlers, so a `fork` never leaves the child a lock
+/// that another thread of the parent held.
 extern "C" fn configure_allocator() {
-    // SAFETY: sets an option's default; mimalloc reads it when it first
-    // reserves an arena.
-    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
-    // SAFETY: as above; read when memory is first freed.
-    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, 1) };
+    // SAFETY: called once, before the allocator's first use.
+    unsafe { dlmalloc::enable_alloc_after_fork() };
 }
 
 #[used]

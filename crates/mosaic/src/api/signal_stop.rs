@@ -14,9 +14,10 @@
 //! A signal stops a thread anywhere, inside the C library's `malloc` too,
 //! holding an arena's lock. The collector's own memory must then not come
 //! from that `malloc`: the drop-in makes its Rust allocations through
-//! mimalloc (its `#[global_allocator]`), and an embedder that stops
-//! threads by signal should do the same, or the pause may wait for an
-//! arena lock a stopped thread holds. A thread joining the world readies
+//! its own dlmalloc heap (its `#[global_allocator]`, every call with the
+//! stop signal deferred), and an embedder that stops threads by signal
+//! should do the same, or the pause may wait for an arena lock a stopped
+//! thread holds. A thread joining the world readies
 //! its thread-locals and stack bounds first (`sched::prepare_thread`),
 //! since the first stop may come before it reaches a safepoint.
 //!
