@@ -77,7 +77,10 @@
 #            fail on the real library too in this setting).
 #  c-*       small C programs of ours in tests-dropin/c, linked with -lgc:
 #            free_churn.c rewrites a table of strings 4M times, freeing
-#            each temporary and each replaced entry with GC_FREE.
+#            each temporary and each replaced entry with GC_FREE;
+#            thread_churn.c runs 6000 short-lived threads that build and
+#            check lists while the main thread collects (a hang is a
+#            thread stopped holding a lock the collector needs).
 #  mmv-*     mmv renaming/copying/linking a few thousand files
 #            (tests-dropin/mmv/workload.sh).
 #  chase-*   chase resolving a few thousand symbolic links
@@ -206,6 +209,7 @@ run_ecl_suite() {
 add_test ecl-suite run_ecl_suite ecl-suite ignore $LIBECL
 add_test mmv-workload "$TESTS_DIR/mmv/workload.sh ." exact exact /usr/bin/mmv
 add_test c-free-churn "$BUILD/c/free_churn" exact ignore "$BUILD/c/free_churn"
+add_test c-thread-churn "$BUILD/c/thread_churn" exact ignore "$BUILD/c/thread_churn"
 add_test chase-workload "$TESTS_DIR/chase/workload.sh ." exact exact /usr/bin/chase
 
 if [ "$LIST_ONLY" = 1 ]; then

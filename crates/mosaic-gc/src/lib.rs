@@ -53,10 +53,11 @@ mod control;
 ///   nothing measurable.
 /// - **No thread is stopped holding the lock:** every call raises the
 ///   thread's call depth (`threads::InGc`), which defers the stop signal
-///   as inside any of the library's calls; that covers the allocations
-///   made outside them too (Rust thread-locals' destructors at thread
-///   exit, before the thread unregisters). A signal deferred there is
-///   sent again by the collector (`World::stop` retries every 2 ms).
+///   as inside any of the library's calls. Nearly every allocation is
+///   made inside one of them already; this holds for any that is not
+///   (a Rust thread-local's destructor at thread exit, say, which runs
+///   before the thread unregisters). A signal deferred there is sent
+///   again by the collector (`World::stop` retries every 2 ms).
 /// - **`fork`:** dlmalloc's own fork handlers take the lock before `fork`
 ///   and release it in both processes (`configure_allocator`).
 struct LibraryAlloc;
