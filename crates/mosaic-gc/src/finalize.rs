@@ -2,10 +2,12 @@
 //!
 //! A finalizer is a Mosaic finalizer (`register_finalizer_fn`, ordered for
 //! `GC_register_finalizer` and `_ignore_self`, unordered for `_no_order`
-//! and `_unreachable`) whose tag is the C function; `REGISTERED` maps each
-//! object to its current `(fn, client data)` so that registering returns
-//! the previous pair, as bdwgc does. The client data are roots (bdwgc keeps
-//! them in scanned memory). By default finalizers run at the end of
+//! and `_unreachable`) whose tag is the C function and whose data is the
+//! client data: registering asks the core what the object had
+//! (`finalizer_fn_of`) to return the previous pair, as bdwgc does, and
+//! the client data are roots (`Heap::visit_finalizer_data`; bdwgc keeps
+//! them in scanned memory). No table of ours but `INTERIOR`, for the rare
+//! registration through an interior pointer. By default finalizers run at the end of
 //! allocation calls, outside any pause; with `GC_finalize_on_demand` only
 //! from `GC_invoke_finalizers`, and the notifier says when some wait.
 
@@ -23,11 +25,14 @@ use crate::threads::{client_code, with_mutator};
 pub type FinalizerProc = Option<unsafe extern "C" fn(*mut c_void, *mut c_void)>;
 
 /// Object → (function, client data, pointer given) of its current
-/// registration. The pointer may be interior (bdwgc accepts any address in
-/// the object, and ECL registers tagged cons pointers): the finalizer gets
-/// it back.
+/// registration, for registrations through an interior pointer only
+/// (bdwgc accepts any address in the object, and ECL registers tagged
+/// cons pointers): the finalizer gets that pointer back.
 #[allow(clippy::type_complexity)]
-static REGISTERED: Mutex<Option<FxHashMap<usize, (usize, usize, usize)>>> = Mutex::new(None);
+static INTERIOR: Mutex<Option<FxHashMap<usize, (usize, usize, usize)>>> = Mutex::new(None);
+/// Whether `INTERIOR` was ever used (the finalizer's trampoline skips its
+/// lock until then).
+static ANY_INTERIOR: AtomicBool = AtomicBool::new(false);
 /// A collection queued finalizers that have not run yet.
 static QUEUED: AtomicBool = AtomicBool::new(false);
 /// A collection queued finalizers and the notifier was not called since.
@@ -40,11 +45,7 @@ thread_local! {
 
 /// Visits every registration's client data as an ambiguous root.
 pub fn scan_client_data<T: Tracer>(t: &mut T) {
-    if let Some(map) = REGISTERED.lock().as_ref() {
-        for &(_, cd, _) in map.values() {
-            t.visit_ambiguous(cd);
-        }
-    }
+    crate::heap::heap().visit_finalizer_data(|cd| t.visit_ambiguous(cd));
 }
 
 /// Installed on the heap at creation: a collection queued finalizers.
@@ -104,8 +105,8 @@ pub fn run_pending() -> usize {
 /// program's function (as program code: a signal may stop it there).
 fn trampoline(m: &mut GcMutator, obj: ObjRef, f: usize, cd: usize) {
     let mut p = obj.addr();
-    {
-        let mut reg = REGISTERED.lock();
+    if ANY_INTERIOR.load(Relaxed) {
+        let mut reg = INTERIOR.lock();
         if let Some(map) = reg.as_mut() {
             if let Some(&(rf, rcd, ptr)) = map.get(&p) {
                 if (rf, rcd) == (f, cd) {
@@ -138,22 +139,35 @@ fn register(
         return none;
     };
     with_mutator(|m| {
-        let mut reg = REGISTERED.lock();
-        let map = reg.get_or_insert_with(Default::default);
-        let old = map.remove(&o.addr());
-        if old.is_some() {
-            m.unregister_finalizer(o);
+        // Only this library registers functions on its heap, all through
+        // the trampoline, with the C function as the tag.
+        let old = m
+            .finalizer_fn_of(o)
+            .map(|(_, f, cd)| (f, cd))
+            .filter(|_| m.unregister_finalizer(o));
+        // A registration through an interior pointer made earlier for
+        // this address (this object's, or a freed one's) is gone now.
+        if ANY_INTERIOR.load(Relaxed) {
+            let mut reg = INTERIOR.lock();
+            if let Some(map) = reg.as_mut() {
+                map.remove(&o.addr());
+            }
         }
         if let Some(f) = f {
             if m.register_finalizer_fn(o, order, trampoline, f as usize, cd as usize)
                 .is_ok()
+                && obj as usize != o.addr()
             {
-                map.insert(o.addr(), (f as usize, cd as usize, obj as usize));
+                INTERIOR
+                    .lock()
+                    .get_or_insert_with(Default::default)
+                    .insert(o.addr(), (f as usize, cd as usize, obj as usize));
+                ANY_INTERIOR.store(true, Relaxed);
             }
         }
         match old {
             // SAFETY: a function pointer stored from a registration.
-            Some((f, cd, _)) => (
+            Some((f, cd)) => (
                 Some(unsafe {
                     std::mem::transmute::<usize, unsafe extern "C" fn(*mut c_void, *mut c_void)>(f)
                 }),

@@ -495,3 +495,191 @@ fn threads_registering_and_unregistering_at_once_leave_exactly_the_last_registra
     );
     assert_eq!(heap.registered_finalizers(), 0);
 }
+
+/// What `finalizer_fn_of` must answer for each object, by id: the tag and
+/// data of its function finalizer, if it has one that was not queued.
+type Registered = std::collections::BTreeMap<u64, (usize, usize)>;
+
+/// The finalizers this test ran: (id, data).
+static COUNTED: Mutex<Vec<(u64, usize)>> = Mutex::new(Vec::new());
+
+fn counted(_: &mut TestMutator, obj: ObjRef, _: usize, data: usize) {
+    COUNTED.lock().push((header(obj).2, data));
+}
+
+fn check_fn_of(m: &TestMutator, objs: &[Option<mosaic::Root>], want: &Registered) {
+    for (i, r) in objs.iter().enumerate() {
+        let Some(o) = r.as_ref().and_then(|r| r.get()) else {
+            continue;
+        };
+        let got = m.finalizer_fn_of(o).map(|(_, t, d)| (t, d));
+        assert_eq!(got, want.get(&(i as u64)).copied(), "object {i}");
+    }
+}
+
+#[test]
+fn finalizer_fn_of_answers_the_current_registration_through_unregistering_sorting_and_moving() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    // More than the unsorted tail the lookup searches (4096), so that
+    // lookups sort it.
+    let n = 10_000u64;
+    let mut objs = Vec::new();
+    let mut want = Registered::new();
+    for i in 0..n {
+        let o = new_pair(&mut m, i, None, None).unwrap();
+        // Garbage between them: compaction has pages to empty.
+        new_pair(&mut m, n + i, None, None).unwrap();
+        match i % 5 {
+            // A closure: not a function registration.
+            0 => m
+                .register_finalizer(o, FinalizerOrder::Unordered, |_, _| {})
+                .unwrap(),
+            // None at all.
+            1 => {}
+            _ => {
+                let (tag, data) = (100 + (i % 3) as usize, 1_000_000 + i as usize);
+                m.register_finalizer_fn(o, FinalizerOrder::Ordered, counted, tag, data)
+                    .unwrap();
+                want.insert(i, (tag, data));
+            }
+        }
+        objs.push(Some(m.root(o).unwrap()));
+    }
+    check_fn_of(&m, &objs, &want);
+    // Unregister every third function registration; register a new one on
+    // half of those (the log holds a stale entry and a newer one).
+    for i in (0..n).filter(|i| i % 5 >= 2 && i % 3 == 0) {
+        let o = objs[i as usize].as_ref().unwrap().get().unwrap();
+        assert!(m.unregister_finalizer(o));
+        want.remove(&i);
+        if i % 2 == 0 {
+            m.register_finalizer_fn(
+                o,
+                FinalizerOrder::Unordered,
+                counted,
+                9,
+                2_000_000 + i as usize,
+            )
+            .unwrap();
+            want.insert(i, (9, 2_000_000 + i as usize));
+        }
+    }
+    check_fn_of(&m, &objs, &want);
+    // The data words, registered and (after a collection) queued, are all
+    // visited: exactly the function registrations' (closures' are not).
+    let visited = |heap: &TestHeap| {
+        let mut v = Vec::new();
+        heap.visit_finalizer_data(|d| v.push(d));
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let mut all: Vec<usize> = want.values().map(|&(_, d)| d).collect();
+    all.sort_unstable();
+    // (Unregistered ones may still be visited until a collection.)
+    assert!(all.iter().all(|d| visited(&heap).binary_search(d).is_ok()));
+    // Objects moved: the answers follow them.
+    m.compact().unwrap();
+    assert!(heap.stats().compaction_totals.objects_moved > 0);
+    check_fn_of(&m, &objs, &want);
+    assert_eq!(visited(&heap), all);
+    // A quarter die: their finalizers are queued, not registered any more,
+    // but their data stay visited until they ran.
+    for (i, r) in objs.iter_mut().enumerate() {
+        if i % 4 == 1 {
+            *r = None;
+        }
+    }
+    m.collect();
+    check_fn_of(&m, &objs, &want);
+    assert_eq!(visited(&heap), all);
+    m.run_finalizers().unwrap();
+    let ran = std::mem::take(&mut *COUNTED.lock());
+    let mut died: Vec<usize> = want
+        .iter()
+        .filter(|(&i, _)| i % 4 == 1)
+        .map(|(_, &(_, d))| d)
+        .collect();
+    died.sort_unstable();
+    let mut ran_data: Vec<usize> = ran.iter().map(|&(_, d)| d).collect();
+    ran_data.sort_unstable();
+    assert_eq!(ran_data, died);
+    all.retain(|d| !died.contains(d));
+    want.retain(|&i, _| i % 4 != 1);
+    assert_eq!(visited(&heap), all);
+    check_fn_of(&m, &objs, &want);
+}
+
+#[test]
+fn finalizer_fn_of_reads_the_newest_entry_and_keeps_the_sorted_part_exact() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let mut objs = Vec::new();
+    let mut want = Registered::new();
+    let register = |m: &mut TestMutator, objs: &mut Vec<_>, want: &mut Registered, i: u64| {
+        let o = new_pair(m, i, None, None).unwrap();
+        m.register_finalizer_fn(
+            o,
+            FinalizerOrder::Ordered,
+            counted,
+            5,
+            3_000_000 + i as usize,
+        )
+        .unwrap();
+        want.insert(i, (5, 3_000_000 + i as usize));
+        objs.push(Some(m.root(o).unwrap()));
+    };
+    for i in 0..200 {
+        register(&mut m, &mut objs, &mut want, i);
+    }
+    // Registered again after unregistering, with no collection since: the
+    // recent entries hold the stale one and the current one.
+    for i in 10..20u64 {
+        let o = objs[i as usize].as_ref().unwrap().get().unwrap();
+        assert!(m.unregister_finalizer(o));
+        m.register_finalizer_fn(
+            o,
+            FinalizerOrder::Ordered,
+            counted,
+            6,
+            4_000_000 + i as usize,
+        )
+        .unwrap();
+        want.insert(i, (6, 4_000_000 + i as usize));
+    }
+    check_fn_of(&m, &objs, &want);
+    // A collection leaves the 200 in object order; 300 more follow them
+    // unsorted; then half the sorted ones die and are queued.
+    m.collect();
+    check_fn_of(&m, &objs, &want);
+    // (Registered from the highest address down: entries after the
+    // sorted part are out of order.)
+    for i in 200..500 {
+        let o = new_pair(&mut m, i, None, None).unwrap();
+        objs.push(Some(m.root(o).unwrap()));
+    }
+    for i in (200..500u64).rev() {
+        let o = objs[i as usize].as_ref().unwrap().get().unwrap();
+        m.register_finalizer_fn(
+            o,
+            FinalizerOrder::Ordered,
+            counted,
+            7,
+            5_000_000 + i as usize,
+        )
+        .unwrap();
+        want.insert(i, (7, 5_000_000 + i as usize));
+    }
+    for (i, r) in objs.iter_mut().enumerate().take(200) {
+        if i % 2 == 0 {
+            *r = None;
+            want.remove(&(i as u64));
+        }
+    }
+    m.collect();
+    check_fn_of(&m, &objs, &want);
+    m.run_finalizers().unwrap();
+    let ran = std::mem::take(&mut *COUNTED.lock());
+    assert_eq!(ran.iter().filter(|&&(id, _)| id < 500).count(), 100);
+}

@@ -478,6 +478,7 @@ impl Harness {
                 let Some(id) = pick(&self.g.accessible(), target) else {
                     return;
                 };
+                self.check_finalizer_fn(id);
                 let had = self.g.objs.get_mut(&id).unwrap().fin.take().is_some();
                 assert_eq!(self.m.unregister_finalizer(self.addr[&id]), had);
             }

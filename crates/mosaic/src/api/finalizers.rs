@@ -118,6 +118,29 @@ impl<E: Embedder> Mutator<E> {
             .map_err(|e| register_error(e, obj.addr()))
     }
 
+    /// The function, tag and data `obj`'s finalizer was registered with by
+    /// [`Mutator::register_finalizer_fn`], if it has one that a collection
+    /// has not queued yet (`None` for no finalizer, a closure's, or the
+    /// shared one). So an embedder needs no table of its own to answer
+    /// "what was registered" (the Boehm collector's registration calls
+    /// return the previous function and data). Cost: a look at the
+    /// object's bit, and for a registered object a search of at most a few
+    /// thousand recent registrations plus a binary search of the rest.
+    pub fn finalizer_fn_of(&self, obj: ObjRef) -> Option<(FinalizerFn<E>, usize, usize)> {
+        self.check_usable("look up a finalizer").ok()?;
+        let core = &self.heap.core;
+        let obj = core.check_object(obj.addr()).ok()?;
+        let (kind, data) = core.finalizers.registration(&core.table, obj.addr())?;
+        // A function's kind names it in `a` (a closure's kind has 0 there).
+        if kind.a == 0 {
+            return None;
+        }
+        // SAFETY: a nonzero `a` was made from a `FinalizerFn<E>` by
+        // `register_finalizer_fn`, for this heap's `E`.
+        let f = unsafe { std::mem::transmute::<usize, FinalizerFn<E>>(kind.a) };
+        Some((f, kind.b, data))
+    }
+
     /// Removes `obj`'s finalizer if it has not been queued yet; whether it
     /// had one.
     pub fn unregister_finalizer(&self, obj: ObjRef) -> bool {
@@ -225,6 +248,19 @@ impl<E: Embedder> Drop for PinnedWhileRunning<E> {
 }
 
 impl<E: Embedder> Heap<E> {
+    /// Visits the data word of every finalizer registered with
+    /// [`Mutator::register_finalizer_fn`] that has not run yet (registered
+    /// or queued; one unregistered since the last collection may be
+    /// visited too). For an embedder whose data words are references the
+    /// collector must see (a C program's client data): call it from
+    /// [`Embedder::roots`] with the tracer's `visit_ambiguous`.
+    pub fn visit_finalizer_data(&self, f: impl FnMut(usize)) {
+        self.inner
+            .core
+            .finalizers
+            .visit_data(|k| k.a != 0 && k.drop.is_none(), f)
+    }
+
     /// Finalizers queued and not run yet.
     pub fn pending_finalizers(&self) -> usize {
         self.inner.core.finalizers.pending()

@@ -42,6 +42,13 @@
 //! listed when its `shared_finalizer` bitmap is first allocated, and
 //! bitmaps are never freed, so each page is listed once).
 //!
+//! An object's current registration is found ([`Finalizers::registration`])
+//! without an index: the log's first `sorted` entries are in object order
+//! with one entry per object (as every collection that removed stale
+//! entries left them), the rest in the order they were registered. The
+//! search reads that unsorted tail backward, then bisects the sorted part;
+//! a tail longer than [`SORT_AFTER`] entries is sorted into it first.
+//!
 //! Invariant: `unordered_finalizer ⊆ shared_finalizer ⊆ finalizer` on
 //! every slot. A log entry is current iff its object's bit is set, its
 //! `shared_finalizer` bit is clear and it is the last entry for that
@@ -122,6 +129,11 @@ pub enum RegisterError {
     NoSharedKind,
 }
 
+/// The longest unsorted tail of the log [`Finalizers::registration`]
+/// searches before sorting it: at most this many entries are read
+/// backward, and a sort is paid for by at least this many registrations.
+const SORT_AFTER: usize = 4096;
+
 /// `Finalizers::shared` before a shared kind is set.
 const NO_SHARED: u32 = u32::MAX;
 
@@ -163,6 +175,9 @@ impl Entry {
 #[derive(Default)]
 struct Table {
     log: Vec<Entry>,
+    /// `log[..sorted]` is in object order, one entry per object; the
+    /// entries after it were pushed since (see the module docs).
+    sorted: usize,
     /// Entries left behind by unregistering (see the module docs).
     stale: usize,
     kinds: Vec<FinalizerKind>,
@@ -244,6 +259,29 @@ impl Table {
             }
         }
         self.log = keep;
+        self.sorted = self.log.len();
+    }
+
+    /// Sorts the log into object order (no stale entry may be left:
+    /// `stale` is 0, so every object has one entry).
+    fn sort(&mut self) {
+        debug_assert_eq!(self.stale, 0);
+        self.log.sort_unstable_by_key(|e| e.packed & OFFSET_MASK);
+        self.sorted = self.log.len();
+    }
+
+    /// The current entry of the object at granule offset `key`, whose
+    /// `finalizer` bit is set and `shared_finalizer` bit clear: the last
+    /// entry for it in the unsorted tail (every later registration of an
+    /// object follows its unregistration, so the last is current), else
+    /// its one entry in the sorted part.
+    fn find(&self, key: u64) -> Option<Entry> {
+        let off = |e: &Entry| e.packed & OFFSET_MASK;
+        if let Some(e) = self.log[self.sorted..].iter().rev().find(|e| off(e) == key) {
+            return Some(*e);
+        }
+        let head = &self.log[..self.sorted];
+        head.binary_search_by_key(&key, off).ok().map(|i| head[i])
     }
 
     /// The id of `kind`, interned now if new (`None`: too many kinds).
@@ -348,6 +386,54 @@ impl Finalizers {
         self.shared_pages.lock().push(page as u32);
     }
 
+    /// The kind and data of the registration of the object at `obj` (not a
+    /// shared one, not one already queued), if it has one. Searches at
+    /// most [`SORT_AFTER`] recent entries and bisects the rest; a longer
+    /// unsorted tail is sorted first (after removing stale entries, whose
+    /// data a mutator may release: this runs on one, never in a pause).
+    pub fn registration(&self, table: &PageTable, obj: usize) -> Option<(FinalizerKind, usize)> {
+        self.release_graves();
+        let mut t = self.table.lock();
+        if !registered_bit(table, obj) {
+            return None;
+        }
+        if t.log.len() - t.sorted > SORT_AFTER {
+            if t.stale > 0 {
+                let mut dead = Vec::new();
+                t.compact(table, &mut dead);
+                t.shrink();
+                self.bury(dead);
+            } else {
+                t.sort();
+            }
+        }
+        let key = ((obj - table.base()) >> 3) as u64;
+        let e = t.find(key)?;
+        Some((t.kinds[e.kind()], e.data))
+    }
+
+    /// Visits the data word of every registration in the log whose kind
+    /// satisfies `which` (stale ones too, until a collection removes them)
+    /// and of every queued one.
+    pub fn visit_data(&self, which: impl Fn(&FinalizerKind) -> bool, mut f: impl FnMut(usize)) {
+        let wanted: Vec<bool> = {
+            let t = self.table.lock();
+            let wanted: Vec<bool> = t.kinds.iter().map(&which).collect();
+            for e in &t.log {
+                if wanted[e.kind()] {
+                    f(e.data);
+                }
+            }
+            wanted
+        };
+        // (One lock at a time: no other path holds both.)
+        for q in self.ready.lock().iter() {
+            if wanted.get(q.kind()).copied().unwrap_or(false) {
+                f(q.data);
+            }
+        }
+    }
+
     /// Removes `obj`'s registration (not a queued one); whether it had one.
     pub fn unregister(&self, table: &PageTable, obj: usize) -> bool {
         self.release_graves();
@@ -446,6 +532,9 @@ impl Finalizers {
                 *e = e.with_obj(base, n);
             }
         }
+        // The offsets changed: back into object order (one entry per
+        // object: `compact` left no stale one).
+        t.sort();
     }
 
     /// Pause: visits the objects of the ready queue (they are roots).
@@ -566,11 +655,16 @@ impl Finalizers {
         }
         let mut t = self.table.lock();
         // No stale entry here (`choose` removed them): a clear bit means
-        // chosen.
+        // chosen. (Order kept; the sorted part shrinks by what leaves it.)
+        let (sorted, mut index, mut left) = (t.sorted, 0, 0);
         t.log.retain(|e| {
             let o = e.obj(base);
+            index += 1;
             if registered_bit(table, o) {
                 return true;
+            }
+            if index <= sorted {
+                left += 1;
             }
             debug_assert!(chosen.binary_search(&o).is_ok());
             moved.push(Queued {
@@ -579,6 +673,7 @@ impl Finalizers {
             });
             false
         });
+        t.sorted = sorted - left;
         t.shrink();
         drop(t);
         drop(chosen);

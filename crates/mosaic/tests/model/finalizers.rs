@@ -59,7 +59,47 @@ pub(super) fn log_ran_shared(_: &mut TestMutator, obj: ObjRef, tag: usize, data:
     log.lock().push(Event::Ran(header(obj).2, obj.addr()));
 }
 
+/// How object `id`'s finalizer is registered.
+#[derive(PartialEq, Eq)]
+pub(super) enum Form {
+    /// The shared finalizer, which reads the id from the object.
+    Shared,
+    /// The allocation-free form, tagged with the log, the id its data.
+    Fn,
+    /// A closure (which may allocate, resurrect or register again).
+    Closure,
+}
+
+/// Plain ones half the time: the allocation-free form, or (a third of
+/// those) the shared form; closures otherwise.
+pub(super) fn form(id: u64, fin: &Fin, ephemeron: bool) -> Form {
+    let plain = fin.then == Then::Nothing && !fin.alloc && id % 2 == 0;
+    if plain && id % 3 == 0 && !ephemeron {
+        Form::Shared
+    } else if plain {
+        Form::Fn
+    } else {
+        Form::Closure
+    }
+}
+
 impl Harness {
+    /// Checks what `finalizer_fn_of` says of accessible object `id`: the
+    /// log's tag and the id while it has a function finalizer (never
+    /// queued: it is reachable), nothing otherwise.
+    pub(super) fn check_finalizer_fn(&self, id: u64) {
+        let n = &self.g.objs[&id];
+        let want = n
+            .fin
+            .filter(|f| form(id, f, n.is_ephemeron()) == Form::Fn)
+            .map(|_| (Arc::as_ptr(&self.log) as usize, id as usize));
+        let got = self
+            .m
+            .finalizer_fn_of(self.addr[&id])
+            .map(|(_, t, d)| (t, d));
+        assert_eq!(got, want, "finalizer_fn_of object {id}");
+    }
+
     /// The `Finalizer` op: registers one on an accessible object (refused
     /// if it has one).
     pub(super) fn register_finalizer(
@@ -79,21 +119,18 @@ impl Harness {
         };
         let fin = Fin { order, then, alloc };
         let obj = self.addr[&id];
-        // Plain ones half the time: the allocation-free form,
-        // tagged with the log and given the id as its data, or
-        // (a third of those) the shared form, which reads the id
-        // from the object.
-        let plain = then == Then::Nothing && !alloc && id % 2 == 0;
-        let r = if plain && id % 3 == 0 && !self.g.objs[&id].is_ephemeron() {
-            self.m.register_shared_finalizer(obj, order)
-        } else if plain {
-            let tag = Arc::as_ptr(&self.log) as usize;
-            self.m
-                .register_finalizer_fn(obj, order, log_ran, tag, id as usize)
-        } else {
-            let ids = self.cons.fin_ids.clone();
-            let f = finalizer(self.log.clone(), ids, id, fin);
-            self.m.register_finalizer(obj, order, f)
+        let r = match form(id, &fin, self.g.objs[&id].is_ephemeron()) {
+            Form::Shared => self.m.register_shared_finalizer(obj, order),
+            Form::Fn => {
+                let tag = Arc::as_ptr(&self.log) as usize;
+                self.m
+                    .register_finalizer_fn(obj, order, log_ran, tag, id as usize)
+            }
+            Form::Closure => {
+                let ids = self.cons.fin_ids.clone();
+                let f = finalizer(self.log.clone(), ids, id, fin);
+                self.m.register_finalizer(obj, order, f)
+            }
         };
         let n = self.g.objs.get_mut(&id).unwrap();
         if n.fin.is_some() {
