@@ -1140,6 +1140,24 @@ enum mosaic_error mosaic_set_shared_finalizer(struct mosaic_heap *heap, mosaic_f
 enum mosaic_error mosaic_register_shared_finalizer(struct mosaic_mutator *m, void *obj, mosaic_finalizer_order order);
 
 /**
+ * Whether `obj` has a finalizer registered by `mosaic_register_finalizer`
+ * that a collection has not queued yet; if so, its function and data are
+ * stored through `f` and `data` (each may be NULL). For an embedder that
+ * must answer "what was registered" (the Boehm collector's calls return
+ * the previous finalizer) without a table of its own. `false` (not an
+ * error: the last error is `MOSAIC_OK`) for no finalizer, a shared one, a
+ * queued one, or a value that is not an object of the heap; `false` with
+ * an error for a NULL or freed mutator. Cost: a look at the object's
+ * bit, and for a registered object a search of at most a few thousand
+ * recent registrations plus a binary search. Call on the mutator's thread.
+ *
+ * # Safety
+ * `m` must be NULL or a live mutator of the calling thread; `obj` may be
+ * any value; `f` and `data` NULL or writable.
+ */
+bool mosaic_finalizer_of(struct mosaic_mutator *m, void *obj, mosaic_finalizer_fn *f, void **data);
+
+/**
  * Removes `obj`'s finalizer if it has not been queued yet. Returns whether
  * it had one (`false` is not an error: the last error is `MOSAIC_OK`),
  * `false` with an error for a NULL or freed mutator. Call on the mutator's

@@ -238,6 +238,52 @@ pub unsafe extern "C" fn mosaic_register_shared_finalizer(
     }
 }
 
+/// Whether `obj` has a finalizer registered by `mosaic_register_finalizer`
+/// that a collection has not queued yet; if so, its function and data are
+/// stored through `f` and `data` (each may be NULL). For an embedder that
+/// must answer "what was registered" (the Boehm collector's calls return
+/// the previous finalizer) without a table of its own. `false` (not an
+/// error: the last error is `MOSAIC_OK`) for no finalizer, a shared one, a
+/// queued one, or a value that is not an object of the heap; `false` with
+/// an error for a NULL or freed mutator. Cost: a look at the object's
+/// bit, and for a registered object a search of at most a few thousand
+/// recent registrations plus a binary search. Call on the mutator's thread.
+///
+/// # Safety
+/// `m` must be NULL or a live mutator of the calling thread; `obj` may be
+/// any value; `f` and `data` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_finalizer_of(
+    m: *mut mosaic_mutator,
+    obj: *mut c_void,
+    f: *mut mosaic_finalizer_fn,
+    data: *mut *mut c_void,
+) -> bool {
+    let Some(m) = mutator_mut("mosaic_finalizer_of", m) else {
+        return false;
+    };
+    clear_error();
+    // Every function registration of this library runs `run_c_finalizer`
+    // with the C function as its tag.
+    let Some((_, tag, d)) = ObjRef::from_ptr(obj.cast()).and_then(|o| m.finalizer_fn_of(o)) else {
+        return false;
+    };
+    // SAFETY: the caller's optional out pointers; `tag` was made from a
+    // non-null `mosaic_finalizer_fn` by `mosaic_register_finalizer`.
+    unsafe {
+        if !f.is_null() {
+            *f = Some(std::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(*mut mosaic_mutator, *mut c_void, *mut c_void),
+            >(tag));
+        }
+        if !data.is_null() {
+            *data = d as *mut c_void;
+        }
+    }
+    true
+}
+
 /// Removes `obj`'s finalizer if it has not been queued yet. Returns whether
 /// it had one (`false` is not an error: the last error is `MOSAIC_OK`),
 /// `false` with an error for a NULL or freed mutator. Call on the mutator's

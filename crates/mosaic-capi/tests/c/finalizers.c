@@ -121,8 +121,19 @@ static void ordered_and_unordered(mosaic_heap *h, mosaic_mutator *m) {
 static void unregister(mosaic_heap *h, mosaic_mutator *m) {
     Record r = {0};
     Obj *o = new_obj(m, 5);
+    mosaic_finalizer_fn gf = NULL;
+    void *gd = NULL;
+    CHECK(!mosaic_finalizer_of(m, o, &gf, &gd) && mosaic_last_error() == MOSAIC_OK && gf == NULL,
+          "finalizer_of before registering");
     reg(m, o, &r, MOSAIC_FINALIZE_ORDERED);
+    CHECK(mosaic_finalizer_of(m, o, &gf, &gd) && gf == fin && gd == &r, "finalizer_of: %p %p",
+          (void *)gf, gd);
+    CHECK(mosaic_finalizer_of(m, o, NULL, NULL), "finalizer_of with NULL outs");
+    CHECK(!mosaic_finalizer_of(m, &r, &gf, &gd) && mosaic_last_error() == MOSAIC_OK, "finalizer_of a foreign pointer");
+    CHECK(!mosaic_finalizer_of(NULL, o, &gf, &gd) && mosaic_last_error() == MOSAIC_ERR_INVALID_ARGUMENT,
+          "finalizer_of without a mutator");
     CHECK(mosaic_unregister_finalizer(m, o) && mosaic_last_error() == MOSAIC_OK, "unregister");
+    CHECK(!mosaic_finalizer_of(m, o, NULL, NULL), "finalizer_of after unregistering");
     CHECK(!mosaic_unregister_finalizer(m, o) && mosaic_last_error() == MOSAIC_OK, "unregister again: %s",
           mosaic_last_error_message());
     /* A second registration is allowed once the first is gone. */
@@ -171,6 +182,7 @@ static void shared(mosaic_heap *h, mosaic_mutator *m) {
             CHECK(mosaic_register_finalizer(m, o, fin, &rec[0], order) == MOSAIC_ERR_ALREADY_REGISTERED,
                   "a plain one on a shared one: %d", (int)mosaic_last_error());
         }
+        if (i == 7) CHECK(!mosaic_finalizer_of(m, o, NULL, NULL), "finalizer_of a shared one");
         if (i == 8) CHECK(mosaic_unregister_finalizer(m, o), "unregister a shared one");
     }
     CHECK(mosaic_register_shared_finalizer(m, probe, 7) == MOSAIC_ERR_INVALID_ARGUMENT, "unknown order");
