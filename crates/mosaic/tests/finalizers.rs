@@ -507,6 +507,21 @@ fn counted(_: &mut TestMutator, obj: ObjRef, _: usize, data: usize) {
     COUNTED.lock().push((header(obj).2, data));
 }
 
+/// Registers `counted` for object `id` with `tag` and `data`, and records
+/// that in `want`.
+fn register_counted(
+    m: &TestMutator,
+    want: &mut Registered,
+    id: u64,
+    o: ObjRef,
+    order: FinalizerOrder,
+    (tag, data): (usize, usize),
+) {
+    m.register_finalizer_fn(o, order, counted, tag, data)
+        .unwrap();
+    want.insert(id, (tag, data));
+}
+
 fn check_fn_of(m: &TestMutator, objs: &[Option<mosaic::Root>], want: &Registered) {
     for (i, r) in objs.iter().enumerate() {
         let Some(o) = r.as_ref().and_then(|r| r.get()) else {
@@ -538,10 +553,8 @@ fn finalizer_fn_of_answers_the_current_registration_through_unregistering_sortin
             // None at all.
             1 => {}
             _ => {
-                let (tag, data) = (100 + (i % 3) as usize, 1_000_000 + i as usize);
-                m.register_finalizer_fn(o, FinalizerOrder::Ordered, counted, tag, data)
-                    .unwrap();
-                want.insert(i, (tag, data));
+                let td = (100 + (i % 3) as usize, 1_000_000 + i as usize);
+                register_counted(&m, &mut want, i, o, FinalizerOrder::Ordered, td);
             }
         }
         objs.push(Some(m.root(o).unwrap()));
@@ -554,15 +567,8 @@ fn finalizer_fn_of_answers_the_current_registration_through_unregistering_sortin
         assert!(m.unregister_finalizer(o));
         want.remove(&i);
         if i % 2 == 0 {
-            m.register_finalizer_fn(
-                o,
-                FinalizerOrder::Unordered,
-                counted,
-                9,
-                2_000_000 + i as usize,
-            )
-            .unwrap();
-            want.insert(i, (9, 2_000_000 + i as usize));
+            let td = (9, 2_000_000 + i as usize);
+            register_counted(&m, &mut want, i, o, FinalizerOrder::Unordered, td);
         }
     }
     check_fn_of(&m, &objs, &want);
@@ -619,15 +625,8 @@ fn finalizer_fn_of_reads_the_newest_entry_and_keeps_the_sorted_part_exact() {
     let mut want = Registered::new();
     let register = |m: &mut TestMutator, objs: &mut Vec<_>, want: &mut Registered, i: u64| {
         let o = new_pair(m, i, None, None).unwrap();
-        m.register_finalizer_fn(
-            o,
-            FinalizerOrder::Ordered,
-            counted,
-            5,
-            3_000_000 + i as usize,
-        )
-        .unwrap();
-        want.insert(i, (5, 3_000_000 + i as usize));
+        let td = (5, 3_000_000 + i as usize);
+        register_counted(m, want, i, o, FinalizerOrder::Ordered, td);
         objs.push(Some(m.root(o).unwrap()));
     };
     for i in 0..200 {
@@ -638,15 +637,8 @@ fn finalizer_fn_of_reads_the_newest_entry_and_keeps_the_sorted_part_exact() {
     for i in 10..20u64 {
         let o = objs[i as usize].as_ref().unwrap().get().unwrap();
         assert!(m.unregister_finalizer(o));
-        m.register_finalizer_fn(
-            o,
-            FinalizerOrder::Ordered,
-            counted,
-            6,
-            4_000_000 + i as usize,
-        )
-        .unwrap();
-        want.insert(i, (6, 4_000_000 + i as usize));
+        let td = (6, 4_000_000 + i as usize);
+        register_counted(&m, &mut want, i, o, FinalizerOrder::Ordered, td);
     }
     check_fn_of(&m, &objs, &want);
     // A collection leaves the 200 in object order; 300 more follow them
@@ -661,15 +653,8 @@ fn finalizer_fn_of_reads_the_newest_entry_and_keeps_the_sorted_part_exact() {
     }
     for i in (200..500u64).rev() {
         let o = objs[i as usize].as_ref().unwrap().get().unwrap();
-        m.register_finalizer_fn(
-            o,
-            FinalizerOrder::Ordered,
-            counted,
-            7,
-            5_000_000 + i as usize,
-        )
-        .unwrap();
-        want.insert(i, (7, 5_000_000 + i as usize));
+        let td = (7, 5_000_000 + i as usize);
+        register_counted(&m, &mut want, i, o, FinalizerOrder::Ordered, td);
     }
     for (i, r) in objs.iter_mut().enumerate().take(200) {
         if i % 2 == 0 {
