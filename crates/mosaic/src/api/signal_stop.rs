@@ -215,7 +215,9 @@ impl<E: Embedder> SignalParker<E> {
     /// Call only from a signal handler (or code that cannot be
     /// re-entered) on the thread that owns the mutator, interrupting code
     /// that is not inside any call on that mutator or its heap: the
-    /// collector flushes the mutator's allocation context meanwhile.
+    /// collector flushes the mutator's allocation context meanwhile. The
+    /// embedder's `on_free` runs inside such a call (a sweep step that
+    /// owns a half-swept page): keep the signal deferred while it runs.
     pub unsafe fn park(&self) -> bool {
         let link = &*self.link;
         if link.in_blocking.load(Relaxed) || link.orphaned.load(Relaxed) {
