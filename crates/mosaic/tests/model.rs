@@ -309,6 +309,7 @@ impl Harness {
                 let n = self.g.objs.get_mut(&id).unwrap();
                 n.fin = n.fin.or(Some(Fin {
                     then: Then::Nothing,
+                    again: true,
                     ..fin
                 }));
             }

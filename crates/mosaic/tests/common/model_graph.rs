@@ -59,6 +59,9 @@ pub struct Fin {
     pub then: Then,
     /// The finalizer allocates (so it may collect) before `then`.
     pub alloc: bool,
+    /// Registered again by the object's own finalizer (`Then::Reregister`),
+    /// which always registers a closure.
+    pub again: bool,
 }
 
 #[derive(Clone, Debug)]

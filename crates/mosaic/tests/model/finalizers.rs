@@ -34,6 +34,7 @@ pub(super) fn finalizer(
             Then::Reregister => {
                 let again = Fin {
                     then: Then::Nothing,
+                    again: true,
                     ..fin
                 };
                 let _ = m.register_finalizer(obj, fin.order, finalizer(log, ids, id, again));
@@ -71,9 +72,10 @@ pub(super) enum Form {
 }
 
 /// Plain ones half the time: the allocation-free form, or (a third of
-/// those) the shared form; closures otherwise.
+/// those) the shared form; closures otherwise (and always for a finalizer's
+/// own registration).
 pub(super) fn form(id: u64, fin: &Fin, ephemeron: bool) -> Form {
-    let plain = fin.then == Then::Nothing && !fin.alloc && id % 2 == 0;
+    let plain = fin.then == Then::Nothing && !fin.alloc && !fin.again && id % 2 == 0;
     if plain && id % 3 == 0 && !ephemeron {
         Form::Shared
     } else if plain {
@@ -117,7 +119,12 @@ impl Harness {
         } else {
             FinalizerOrder::Unordered
         };
-        let fin = Fin { order, then, alloc };
+        let fin = Fin {
+            order,
+            then,
+            alloc,
+            again: false,
+        };
         let obj = self.addr[&id];
         let r = match form(id, &fin, self.g.objs[&id].is_ephemeron()) {
             Form::Shared => self.m.register_shared_finalizer(obj, order),
