@@ -141,10 +141,10 @@ fn register(
     with_mutator(|m| {
         // Only this library registers functions on its heap, all through
         // the trampoline, with the C function as the tag.
-        let old = m
-            .finalizer_fn_of(o)
-            .map(|(_, f, cd)| (f, cd))
-            .filter(|_| m.unregister_finalizer(o));
+        let old = m.finalizer_fn_of(o).map(|(_, f, cd)| (f, cd));
+        if old.is_some() {
+            m.unregister_finalizer(o);
+        }
         // A registration through an interior pointer made earlier for
         // this address (this object's, or a freed one's) is gone now.
         if ANY_INTERIOR.load(Relaxed) {

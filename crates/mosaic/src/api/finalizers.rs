@@ -16,6 +16,13 @@ use super::mutator::Mutator;
 /// A finalizer given as a plain function: `f(mutator, object, tag, data)`.
 pub type FinalizerFn<E> = fn(&mut Mutator<E>, ObjRef, usize, usize);
 
+/// Whether `kind` was made from a [`FinalizerFn`] (by
+/// `register_finalizer_fn` or `set_shared_finalizer`): such a kind names
+/// the function in `a`, a closure's has 0 there.
+fn made_by_fn(kind: &FinalizerKind) -> bool {
+    kind.a != 0
+}
+
 impl<E: Embedder> Mutator<E> {
     /// Registers a finalizer for `obj`: when `obj` becomes unreachable it is
     /// kept alive, with everything it references, until `f` has run once
@@ -131,8 +138,7 @@ impl<E: Embedder> Mutator<E> {
         let core = &self.heap.core;
         let obj = core.check_object(obj.addr()).ok()?;
         let (kind, data) = core.finalizers.registration(&core.table, obj.addr())?;
-        // A function's kind names it in `a` (a closure's kind has 0 there).
-        if kind.a == 0 {
+        if !made_by_fn(&kind) {
             return None;
         }
         // SAFETY: a nonzero `a` was made from a `FinalizerFn<E>` by
@@ -255,10 +261,7 @@ impl<E: Embedder> Heap<E> {
     /// collector must see (a C program's client data): call it from
     /// [`Embedder::roots`] with the tracer's `visit_ambiguous`.
     pub fn visit_finalizer_data(&self, f: impl FnMut(usize)) {
-        self.inner
-            .core
-            .finalizers
-            .visit_data(|k| k.a != 0 && k.drop.is_none(), f)
+        self.inner.core.finalizers.visit_data(made_by_fn, f)
     }
 
     /// Finalizers queued and not run yet.
