@@ -33,8 +33,24 @@
 //! Marks: inside a disclaim procedure, `GC_is_marked` of that object
 //! answers whether it was found reachable, i.e. no (that is why the
 //! procedure runs) unless the program called `GC_set_mark_bit` on it since
-//! the collection began, as bdwgc's weak maps do to keep an entry they
-//! just looked up. Every other question gets the usual answer.
+//! the collection that found it unreachable began, as bdwgc's weak maps do
+//! to keep an entry they just looked up. Every other question gets the
+//! usual answer.
+//!
+//! Invariant: the answer compares two collection numbers, never a set
+//! emptied at some point. A revival is stamped with the number of the last
+//! collection begun when it happened (under the lock that collection's
+//! start takes, so no collection can begin between reading the number and
+//! recording the revival), and the core gives the shared finalizer the
+//! number of the collection that queued the object: the object was revived
+//! after being found unreachable exactly when its stamp is at least that
+//! number. (bdwgc sweeps every block before the next collection clears the
+//! marks; here a procedure queued by one collection may run after the next
+//! one began, and forgetting revivals then freed objects a weak map had
+//! just handed out.) Stamps older than every queued finalizer answer no
+//! for any procedure still to run, so they are dropped when a collection
+//! begins with none queued or running; otherwise the table holds at most
+//! one stamp per object address.
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
@@ -42,7 +58,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mosaic::{AllocFlags, FinalizerOrder, ObjRef};
 use parking_lot::Mutex;
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use crate::heap::GcMutator;
 use crate::kinds::MAX_KINDS;
@@ -61,46 +77,75 @@ static UNCONDITIONAL: [AtomicUsize; MAX_KINDS] = [const { AtomicUsize::new(0) };
 /// with its own number, here the plain conservative kind plus this flag.
 const FINALIZED: usize = usize::MAX;
 
-/// Objects given `GC_set_mark_bit` since the last collection began.
-static REVIVED: Mutex<Option<FxHashSet<usize>>> = Mutex::new(None);
+/// Revivals (`GC_set_mark_bit` outside a collection), stamped.
+struct Revived {
+    /// The number of the last collection begun.
+    started: u64,
+    /// Object address → `started` at its last revival (made at the first).
+    stamps: Option<FxHashMap<usize, u64>>,
+}
+
+static REVIVED: Mutex<Revived> = Mutex::new(Revived {
+    started: 0,
+    stamps: None,
+});
+
+/// Disclaim procedures running now: each was taken off the queue already,
+/// so the queue's length alone does not say that none is left to ask.
+/// (Counted before the procedure's program code, while the stop signal is
+/// still deferred: no collection can begin between taking it and counting
+/// it.)
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// The object whose disclaim procedure this thread runs (0: none).
-    static IN_DISCLAIM: Cell<usize> = const { Cell::new(0) };
+    /// The object whose disclaim procedure this thread runs and the number
+    /// of the collection that queued it (object 0: none).
+    static IN_DISCLAIM: Cell<(usize, u64)> = const { Cell::new((0, 0)) };
     /// The finalized object whose closure this thread runs from the sweep
     /// (0: none).
     static RECLAIMING: Cell<usize> = const { Cell::new(0) };
 }
 
 /// `GC_set_mark_bit` outside a collection: `obj` counts as marked for the
-/// disclaim procedures that run before the next collection.
+/// disclaim procedure of any collection begun so far.
 pub fn revive(obj: usize) {
     crate::threads::guarded(|| {
-        REVIVED
-            .lock()
+        let mut r = REVIVED.lock();
+        let stamp = r.started;
+        r.stamps
             .get_or_insert_with(Default::default)
-            .insert(obj);
+            .insert(obj, stamp);
     });
 }
 
-/// A collection begins: earlier revivals are forgotten (bdwgc clears its
-/// mark bits then).
-pub fn collection_started() {
-    if let Some(set) = REVIVED.lock().as_mut() {
-        set.clear();
+/// Collection `number` begins (in its pause): revivals from now on are
+/// stamped with it; with no finalizer queued or running, no procedure is
+/// left that an earlier stamp could answer yes for.
+pub fn collection_started(number: u64, queued: usize) {
+    let mut r = REVIVED.lock();
+    r.started = number;
+    if queued == 0 && RUNNING.load(Ordering::SeqCst) == 0 {
+        if let Some(s) = r.stamps.as_mut() {
+            s.clear();
+        }
     }
 }
 
 /// `GC_is_marked` of the object a disclaim procedure runs for, asked from
 /// inside it outside any pause (`None`: another question).
 pub fn is_marked_in_disclaim(obj: usize) -> Option<bool> {
-    if IN_DISCLAIM.with(Cell::get) != obj
-        || crate::heap::heap_if_created().is_some_and(|h| h.stop_sequence() & 1 == 1)
+    let (running, queued_by) = IN_DISCLAIM.with(Cell::get);
+    if running != obj || crate::heap::heap_if_created().is_some_and(|h| h.stop_sequence() & 1 == 1)
     {
         return None;
     }
     Some(crate::threads::guarded(|| {
-        REVIVED.lock().as_ref().is_some_and(|s| s.contains(&obj))
+        REVIVED
+            .lock()
+            .stamps
+            .as_ref()
+            .and_then(|s| s.get(&obj))
+            .is_some_and(|&stamp| stamp >= queued_by)
     }))
 }
 
@@ -137,7 +182,9 @@ fn kind_of(obj: ObjRef) -> Option<usize> {
 }
 
 /// Mosaic's shared finalizer: the disclaim procedure of the object's kind.
-pub fn on_unreachable(m: &mut GcMutator, obj: ObjRef, _tag: usize, _data: usize) {
+/// `queued_by` is the number of the collection that found `obj`
+/// unreachable.
+pub fn on_unreachable(m: &mut GcMutator, obj: ObjRef, _tag: usize, queued_by: usize) {
     let Some(kind) = kind_of(obj) else { return };
     let keep = if kind == FINALIZED {
         // A Mosaic finalizer, outside any sweep: program code like any.
@@ -152,10 +199,12 @@ pub fn on_unreachable(m: &mut GcMutator, obj: ObjRef, _tag: usize, _data: usize)
         // SAFETY: a disclaim procedure registered for this object's kind.
         let f: unsafe extern "C" fn(*mut c_void) -> c_int = unsafe { std::mem::transmute(f) };
         let p = obj.as_ptr().cast::<c_void>();
-        let outer = IN_DISCLAIM.with(|d| d.replace(obj.addr()));
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        let outer = IN_DISCLAIM.with(|d| d.replace((obj.addr(), queued_by as u64)));
         // SAFETY: bdwgc's call: the object's base.
         let keep = crate::threads::lend(m, || client_code(|| unsafe { f(p) }));
         IN_DISCLAIM.with(|d| d.set(outer));
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
         keep
     };
     if keep != 0 {

@@ -243,10 +243,13 @@ pub fn collections_allowed() -> bool {
 fn on_event(e: &GcEvent) {
     match e {
         GcEvent::CollectionStart {
-            allocated_bytes, ..
+            number,
+            allocated_bytes,
+            ..
         } => {
             crate::control::collection_started(*allocated_bytes);
-            crate::disclaim::collection_started();
+            let queued = heap_if_created().map_or(0, |h| h.pending_finalizers());
+            crate::disclaim::collection_started(*number, queued);
             crate::events::marking();
         }
         GcEvent::MarkEnd { .. } => crate::events::marked(),

@@ -5,7 +5,8 @@
 //! finalizers and disappearing links behave as bdwgc documents, a collection
 //! never waits for a malloc lock a stopped thread holds, `GC_set_max_heap_size`
 //! works after `GC_INIT`, collection and thread events come in bdwgc's
-//! order, and the library loaded with `dlopen` works. (bdwgc's own
+//! order, a disclaim procedure sees an object a weak map revived, and the
+//! library loaded with `dlopen` works. (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
 //! Without the header the tests say so and pass (`.ci/run` installs it).
@@ -129,6 +130,14 @@ fn finalizers_and_disappearing_links() {
         return;
     }
     all_ok(&run_c("finalizers_links"), 7);
+}
+
+#[test]
+fn a_disclaim_procedure_sees_a_revival_made_before_a_later_collection() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("disclaim_revival"), 4);
 }
 
 #[test]

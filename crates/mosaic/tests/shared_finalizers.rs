@@ -34,12 +34,14 @@ fn shared(m: &mut TestMutator, obj: ObjRef, tag: usize, data: usize) {
     }
 }
 
-/// The ids that ran since the last call, sorted; checks the tag and data.
+/// The ids that ran since the last call, sorted; checks the tag and that
+/// the data is a collection's number.
 fn ran(tag: usize) -> Vec<u64> {
     let mut got: Vec<u64> = std::mem::take(&mut *RAN.lock())
         .into_iter()
         .map(|(id, t, d)| {
-            assert_eq!((t, d), (tag, 0), "object {id}: tag and data");
+            assert_eq!(t, tag, "object {id}: tag");
+            assert!(d >= 1, "object {id}: data {d} is no collection's number");
             id
         })
         .collect();
@@ -116,8 +118,8 @@ fn many_objects_of_both_orders_beside_logged_ones_are_finalized_once_when_unreac
     got_shared.sort_unstable();
     got_logged.sort_unstable();
     assert!(
-        all.iter().all(|r| r.1 == 77 || r.2 == 0),
-        "shared data is 0"
+        all.iter().all(|r| r.1 == 77 || r.2 == 1),
+        "shared data: the queuing collection's number"
     );
     let odd = |s: &BTreeSet<u64>| s.iter().copied().filter(|i| i % 2 == 1).collect::<Vec<_>>();
     assert_eq!(got_shared, odd(&shared_ids), "the unrooted shared ones");
@@ -244,10 +246,39 @@ fn registering_is_refused_before_the_function_is_set_and_twice_and_unregistering
     m.run_finalizers().unwrap();
     let mut got = std::mem::take(&mut *RAN.lock());
     got.sort_unstable();
-    assert_eq!(got, vec![(2, 9, 0), (3, 77, 3)]);
+    assert_eq!(got, vec![(2, 9, 1), (3, 77, 3)]);
     m.collect();
     m.run_finalizers().unwrap();
     assert!(RAN.lock().is_empty());
+}
+
+#[test]
+fn the_data_is_the_number_of_the_collection_that_queued_the_object() {
+    let _one = ONE_AT_A_TIME.lock();
+    RAN.lock().clear();
+    let heap = heap(small_config());
+    heap.set_shared_finalizer(shared, 5).unwrap();
+    let mut m = heap.mutator().unwrap();
+    let a = new_pair(&mut m, 1, None, None).unwrap();
+    let b = new_pair(&mut m, 2, None, None).unwrap();
+    m.register_shared_finalizer(a, FinalizerOrder::Ordered)
+        .unwrap();
+    m.register_shared_finalizer(b, FinalizerOrder::Unordered)
+        .unwrap();
+    let keep_b = m.root(b).unwrap();
+    m.collect();
+    m.collect();
+    drop(keep_b);
+    // a waits, queued by the first collection, while two more run; b is
+    // queued by the third.
+    m.collect();
+    m.collect();
+    assert_eq!(heap.stats().collections, 4);
+    assert_eq!(heap.pending_finalizers(), 2);
+    m.run_finalizers().unwrap();
+    let mut got = std::mem::take(&mut *RAN.lock());
+    got.sort_unstable();
+    assert_eq!(got, vec![(1, 5, 1), (2, 5, 3)]);
 }
 
 #[test]

@@ -94,7 +94,11 @@ impl<E: Embedder> Mutator<E> {
     /// millions: for objects whose finalizer is known from the object
     /// itself (its type word, a closure it holds), as the Boehm
     /// collector's disclaim procedures are. The shared function is given
-    /// `obj`, its tag and 0 as data. Refused if `obj` is not an object of
+    /// `obj`, its tag and, as data, the number of the collection that
+    /// found `obj` unreachable ([`crate::GcEvent::CollectionStart`]'s `number`):
+    /// an embedder that lets the program keep such an object after that
+    /// collection (a weak table's lookup) can tell whether that happened
+    /// before or after it. Refused if `obj` is not an object of
     /// this heap or already has a finalizer, or if no shared finalizer was
     /// set.
     pub fn register_shared_finalizer(
@@ -275,7 +279,8 @@ impl<E: Embedder> Heap<E> {
     }
 
     /// Sets the function run for objects registered with
-    /// [`Mutator::register_shared_finalizer`]: `f(m, obj, tag, 0)`, on the
+    /// [`Mutator::register_shared_finalizer`]: `f(m, obj, tag, n)` with `n`
+    /// the number of the collection that queued it, on the
     /// terms of [`Mutator::register_finalizer_fn`]. Setting it again
     /// changes what runs for the objects queued from then on (already
     /// queued ones keep the function they were queued with). Counts as one

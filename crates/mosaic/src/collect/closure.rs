@@ -28,6 +28,7 @@
 //! last `trace`, so an abandoned collection leaves every weak reference,
 //! ephemeron, registration and the queue as they were.
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -107,6 +108,8 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         mut marker,
     } = strong;
     let table = &core.table;
+    // This collection's number (the count goes up when it completes).
+    let number = core.counters.collections.load(Relaxed) + 1;
     let weak_start = Instant::now();
     let mut finalizers = 0;
     let mut finalization_bytes = 0;
@@ -128,7 +131,7 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         finalization_bytes = m.marked_bytes - before_finalization;
         // No embedder code runs from here on: the collection completes.
         weak.clear(short);
-        core.finalizers.enqueue(table, chosen);
+        core.finalizers.enqueue(table, chosen, number);
         pass.finish(table);
         // Ambiguous words met while the weak phases marked (a conservative
         // object reached only through an ephemeron's value or a finalizable
@@ -146,7 +149,7 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         finalizers = chosen.len();
         finalization_bytes = marker.marked_bytes - before_finalization;
         weak.clear(short);
-        core.finalizers.enqueue(table, chosen);
+        core.finalizers.enqueue(table, chosen, number);
         pins.extend(marker.take_pins());
         (marker.marked, marker.marked_bytes, pins)
     } else {

@@ -624,8 +624,9 @@ impl Finalizers {
     }
 
     /// Pause: moves the chosen objects' registrations to the ready queue
-    /// (in address order, so runs are reproducible).
-    pub fn enqueue(&self, table: &PageTable, mut chosen: Vec<usize>) {
+    /// (in address order, so runs are reproducible). A shared
+    /// registration's data becomes `number`, the collection's.
+    pub fn enqueue(&self, table: &PageTable, mut chosen: Vec<usize>, number: u64) {
         if chosen.is_empty() {
             return;
         }
@@ -644,7 +645,7 @@ impl Finalizers {
                     d.unordered_finalizer.clear(s);
                     moved.push(Queued {
                         packed: shared | ((o - base) >> 3) as u64,
-                        data: 0,
+                        data: number as usize,
                     });
                 }
             }

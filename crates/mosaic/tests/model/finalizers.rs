@@ -52,9 +52,14 @@ pub(super) fn log_ran(_: &mut TestMutator, obj: ObjRef, tag: usize, data: usize)
 }
 
 /// The shared finalizer: `tag` is the harness's log; the id is the
-/// object's own (its header).
-pub(super) fn log_ran_shared(_: &mut TestMutator, obj: ObjRef, tag: usize, data: usize) {
-    assert_eq!(data, 0, "a shared finalizer's data");
+/// object's own (its header); `data` is the number of a collection that
+/// has completed (the one that queued the object).
+pub(super) fn log_ran_shared(m: &mut TestMutator, obj: ObjRef, tag: usize, data: usize) {
+    let done = m.heap().stats().collections;
+    assert!(
+        (1..=done).contains(&(data as u64)),
+        "a shared finalizer's data {data}: not a completed collection's number ({done} done)"
+    );
     // SAFETY: as in `log_ran`.
     let log = unsafe { &*(tag as *const Mutex<Vec<Event>>) };
     log.lock().push(Event::Ran(header(obj).2, obj.addr()));
