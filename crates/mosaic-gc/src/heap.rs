@@ -133,6 +133,9 @@ pub fn config() -> Config {
         // measured 1.26-1.36x the real library's peak RSS on Guile; 2 is
         // 0.96-1.12x at the same time; BENCHMARKS.md).
         headroom_max: 2.0,
+        // bdwgc's own first heap is 256 KiB (64 blocks of 4 KiB); a small
+        // program never touches more than it needs (BENCHMARKS.md).
+        heap_min: 256 << 10,
         ..Config::default()
     };
     if let Some(n) = env_bytes("GC_MAXIMUM_HEAP_SIZE") {
