@@ -72,9 +72,12 @@ pub(crate) fn cc(src: &Path, out: &Path, flags: &[&str], header: Option<(&str, &
             return Err(format!("{h} not found (package {pkg}; {INSTALL})"));
         }
     }
+    // A release build, as the programs' users build them: -DNDEBUG turns
+    // off the headers' own assertions (gc_inline.h's GC_ASSERT calls
+    // GC_size on every inline allocation otherwise).
     run(
         Command::new("cc")
-            .args(["-O2", "-std=gnu11"])
+            .args(["-O2", "-DNDEBUG", "-std=gnu11"])
             .arg(src)
             .arg("-o")
             .arg(out)
@@ -183,7 +186,13 @@ pub fn mosaic_c(src: &Path, out: &Path) -> Built {
     })?;
     run(
         Command::new("cc")
-            .args(["-O2", "-std=gnu11", "-DUSE_MOSAIC", "-DBOEHM_INLINE"])
+            .args([
+                "-O2",
+                "-DNDEBUG",
+                "-std=gnu11",
+                "-DUSE_MOSAIC",
+                "-DBOEHM_INLINE",
+            ])
             .arg(format!("-I{}", root.join("include").display()))
             .arg(src)
             .arg("-o")
