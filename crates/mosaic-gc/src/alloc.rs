@@ -324,6 +324,37 @@ pub fn alloc_many(n: usize, kind: Kind) -> *mut c_void {
     let Some(size) = request_size(n, kind) else {
         return out_of_memory(n);
     };
+    // From the thread's current run in one bump when it has some left (the
+    // common case: a run is a page's free slots); when it is used up, one
+    // object through the mutator (which takes the next run, or collects)
+    // and the rest from that run.
+    let take = |max| match kind {
+        Kind::Normal => crate::threads::fast_take::<false>(size, max),
+        Kind::Atomic => crate::threads::fast_take::<true>(size, max),
+        _ => std::ptr::null_mut(),
+    };
+    let count = many_count(n);
+    let taken = take(count);
+    if !taken.is_null() {
+        if crate::threads::stop_requested() {
+            crate::threads::poll_current();
+        }
+        return handed_out(taken, n);
+    }
+    if matches!(kind, Kind::Normal | Kind::Atomic) && count > 1 {
+        let first =
+            with_mutator(|m| alloc_one(m, size, kind).map_or(std::ptr::null_mut(), |o| o.as_ptr()));
+        if first.is_null() {
+            return out_of_memory(n);
+        }
+        // (`first` is on this thread's stack or in a register, which a
+        // collection scans, until it holds the rest.)
+        let rest = take(count - 1);
+        // SAFETY: a fresh object of at least one word.
+        unsafe { first.cast::<*mut c_void>().write(rest) };
+        crate::threads::poll_current();
+        return handed_out(first.cast(), n);
+    }
     let uncollectable = matches!(kind, Kind::Uncollectable | Kind::AtomicUncollectable);
     let head = with_mutator(|m| {
         // Every object made so far stays in this array, on this thread's

@@ -28,7 +28,7 @@ use mosaic::SignalParker;
 use parking_lot::Mutex;
 
 use crate::heap::{heap, Boehm, GcHeap, GcMutator};
-pub use crate::tls::{fast_alloc, stop_requested};
+pub use crate::tls::{fast_alloc, fast_take, stop_requested};
 use crate::tls::{local, FastView};
 
 /// bdwgc's signals on Linux: suspend and restart.

@@ -129,6 +129,51 @@ pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
     }
 }
 
+/// Takes up to `max` (at least 1) objects of `size` bytes (the extra
+/// byte included) from the calling thread's current run for the kind, as
+/// [`fast_alloc`] takes one, and links them through their first word in
+/// address order, the last one's link null: `GC_malloc_many`'s list from
+/// one bump, as bdwgc hands out a block's free list. Null when the run is
+/// used up (or there is no fast path, or the size is large). The links are
+/// written before the stop signal can park the thread: a collection then
+/// finds every taken object reachable from the first, which the caller
+/// holds.
+#[inline]
+pub fn fast_take<const ATOMIC: bool>(size: usize, max: usize) -> *mut c_void {
+    let l = local();
+    let v = l.fast.get();
+    let i = size.saturating_add(7) >> 3;
+    if i >= v.class_of_len {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: as in `fast_alloc`.
+    let class = usize::from(unsafe { *v.class_of.add(i) });
+    let buffers = if ATOMIC { v.atomic } else { v.normal };
+    let depth = l.in_gc.get();
+    l.in_gc.set(depth + 1);
+    compiler_fence(SeqCst);
+    // SAFETY: as in `fast_alloc`.
+    let b = unsafe { &mut *buffers.add(class) };
+    let (first, slot) = (b.cursor, b.slot_size);
+    let n = (b.limit.saturating_sub(first) / slot.max(1)).min(max);
+    if n > 0 {
+        b.cursor = first + n * slot;
+        for k in 0..n {
+            let o = first + k * slot;
+            let next = if k + 1 < n { o + slot } else { 0 };
+            // SAFETY: a slot of the run just taken (at least a word).
+            unsafe { (o as *mut usize).write(next) };
+        }
+    }
+    compiler_fence(SeqCst);
+    l.in_gc.set(depth);
+    if n > 0 {
+        first as *mut c_void
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
 /// Whether the thread must do more than return after a fast allocation:
 /// a collection waits for it to stop.
 #[inline(always)]

@@ -5,7 +5,8 @@
 //! finalizers and disappearing links behave as bdwgc documents, a collection
 //! never waits for a malloc lock a stopped thread holds, `GC_set_max_heap_size`
 //! works after `GC_INIT`, collection and thread events come in bdwgc's
-//! order, a disclaim procedure sees an object a weak map revived, and the
+//! order, a disclaim procedure sees an object a weak map revived,
+//! `GC_malloc_many`'s lists are whole and kept by their heads, and the
 //! library loaded with `dlopen` works. (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
@@ -138,6 +139,14 @@ fn a_disclaim_procedure_sees_a_revival_made_before_a_later_collection() {
         return;
     }
     all_ok(&run_c("disclaim_revival"), 4);
+}
+
+#[test]
+fn malloc_many_lists_are_linked_sized_distinct_and_kept_by_their_heads() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("malloc_many"), 4);
 }
 
 #[test]
