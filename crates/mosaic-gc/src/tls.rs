@@ -88,19 +88,18 @@ struct Buffer {
     _core: [usize; 3],
 }
 
-/// Allocates `size` bytes (the extra byte included) from the calling
-/// thread's current run for the kind (`ATOMIC`: pointer-free, else
-/// conservative), or returns null: the thread has no fast path, the size
-/// is large, or the run is used up. Signals are deferred around the bump,
-/// since a collection flushes the buffers of threads its signal parked.
-/// After a non-null result the caller checks [`attention`].
+/// Runs `f` on the calling thread's allocation buffer for `size` bytes
+/// (the extra byte included) of the kind (`ATOMIC`: pointer-free, else
+/// conservative) with the stop signal deferred, since a collection flushes
+/// the buffers of threads its signal parked; 0 without calling it when the
+/// thread has no fast path or the size is large.
 #[inline(always)]
-pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
+fn with_buffer<const ATOMIC: bool>(size: usize, f: impl FnOnce(&mut Buffer) -> usize) -> usize {
     let l = local();
     let v = l.fast.get();
     let i = size.saturating_add(7) >> 3;
     if i >= v.class_of_len {
-        return std::ptr::null_mut();
+        return 0;
     }
     // SAFETY: below `class_of_len`; the table lives as long as the mutator,
     // which is registered while its view is in `fast`.
@@ -113,20 +112,29 @@ pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
     compiler_fence(SeqCst);
     // SAFETY: the mutator's buffer of that class and kind, used by this
     // thread only; no collection changes it meanwhile (signals deferred).
-    let b = unsafe { &mut *buffers.add(class) };
-    let p = b.cursor;
-    let next = p.wrapping_add(b.slot_size);
-    let ok = next <= b.limit;
-    if ok {
-        b.cursor = next;
-    }
+    let r = f(unsafe { &mut *buffers.add(class) });
     compiler_fence(SeqCst);
     l.in_gc.set(depth);
-    if ok {
-        p as *mut c_void
-    } else {
-        std::ptr::null_mut()
-    }
+    r
+}
+
+/// Allocates `size` bytes (the extra byte included) from the calling
+/// thread's current run for the kind (`ATOMIC`: pointer-free, else
+/// conservative), or returns null: the thread has no fast path, the size
+/// is large, or the run is used up. After a non-null result the caller
+/// checks [`attention`].
+#[inline(always)]
+pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
+    with_buffer::<ATOMIC>(size, |b| {
+        let p = b.cursor;
+        let next = p.wrapping_add(b.slot_size);
+        if next <= b.limit {
+            b.cursor = next;
+            p
+        } else {
+            0
+        }
+    }) as *mut c_void
 }
 
 /// Takes up to `max` (at least 1) objects of `size` bytes (the extra
@@ -140,23 +148,12 @@ pub fn fast_alloc<const ATOMIC: bool>(size: usize) -> *mut c_void {
 /// holds.
 #[inline]
 pub fn fast_take<const ATOMIC: bool>(size: usize, max: usize) -> *mut c_void {
-    let l = local();
-    let v = l.fast.get();
-    let i = size.saturating_add(7) >> 3;
-    if i >= v.class_of_len {
-        return std::ptr::null_mut();
-    }
-    // SAFETY: as in `fast_alloc`.
-    let class = usize::from(unsafe { *v.class_of.add(i) });
-    let buffers = if ATOMIC { v.atomic } else { v.normal };
-    let depth = l.in_gc.get();
-    l.in_gc.set(depth + 1);
-    compiler_fence(SeqCst);
-    // SAFETY: as in `fast_alloc`.
-    let b = unsafe { &mut *buffers.add(class) };
-    let (first, slot) = (b.cursor, b.slot_size);
-    let n = (b.limit.saturating_sub(first) / slot.max(1)).min(max);
-    if n > 0 {
+    with_buffer::<ATOMIC>(size, |b| {
+        let (first, slot) = (b.cursor, b.slot_size);
+        let n = (b.limit.saturating_sub(first) / slot.max(1)).min(max);
+        if n == 0 {
+            return 0;
+        }
         b.cursor = first + n * slot;
         for k in 0..n {
             let o = first + k * slot;
@@ -164,14 +161,8 @@ pub fn fast_take<const ATOMIC: bool>(size: usize, max: usize) -> *mut c_void {
             // SAFETY: a slot of the run just taken (at least a word).
             unsafe { (o as *mut usize).write(next) };
         }
-    }
-    compiler_fence(SeqCst);
-    l.in_gc.set(depth);
-    if n > 0 {
-        first as *mut c_void
-    } else {
-        std::ptr::null_mut()
-    }
+        first
+    }) as *mut c_void
 }
 
 /// Whether the thread must do more than return after a fast allocation:
