@@ -99,6 +99,34 @@ fn assert_collections_near_target(run: &Run) {
     }
 }
 
+/// Runs count against the allowance when a mutator takes them, so a run
+/// is bounded: the first small object of each of 8 size classes must not
+/// use up a 256 KiB first allowance (whole fresh pages, counted 64 KiB per
+/// class, did after 8 objects: a tiny C program collected 4 times and a
+/// Crystal program before its runtime was set up).
+#[test]
+fn first_objects_of_a_few_size_classes_do_not_make_a_collection_due() {
+    let heap = heap(Config {
+        heap_policy: HeapPolicy::Proportional { k: 1.0 },
+        heap_min: 256 << 10,
+        ..Config::default()
+    });
+    let mut m = heap.mutator().unwrap();
+    let mut keep = Vec::new();
+    for round in 0..4 {
+        for size in [16, 32, 48, 64, 96, 128, 256, 512] {
+            let o = m.alloc_with(size, AllocFlags::NO_POINTERS).unwrap();
+            keep.push(m.root(o).unwrap());
+        }
+        assert_eq!(
+            heap.stats().collections,
+            0,
+            "after {} objects",
+            8 * (round + 1)
+        );
+    }
+}
+
 #[test]
 fn fixed_policy_fills_the_configured_heap_before_collecting() {
     let run = churn(
