@@ -82,6 +82,10 @@ fn with_extra_byte(n: usize) -> usize {
 /// Allocates `n` bytes of `kind`; on failure, the program's OOM function
 /// decides (bdwgc's `GC_oom_fn`: NULL by default).
 pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
+    if crate::mark::marking_here() {
+        return in_pause(n, kind);
+    }
+    crate::reserve::refill_if_needed();
     let Some(size) = request_size(n, kind) else {
         return out_of_memory(n);
     };
@@ -120,8 +124,12 @@ fn alloc_builtin<const ATOMIC: bool>(n: usize) -> *mut c_void {
 #[cold]
 #[inline(never)]
 fn alloc_builtin_slow<const ATOMIC: bool>(n: usize, p: *mut c_void) -> *mut c_void {
+    let kind = if ATOMIC { Kind::Atomic } else { Kind::Normal };
+    if p.is_null() && crate::mark::marking_here() {
+        return in_pause(n, kind);
+    }
     let p = if p.is_null() {
-        let kind = if ATOMIC { Kind::Atomic } else { Kind::Normal };
+        crate::reserve::refill_if_needed();
         let size = with_extra_byte(n);
         with_mutator(|m| match m.alloc_with(size, kind.flags()) {
             Ok(o) => o.as_ptr(),
@@ -133,6 +141,28 @@ fn alloc_builtin_slow<const ATOMIC: bool>(n: usize, p: *mut c_void) -> *mut c_vo
         p
     };
     handed_out(p, n)
+}
+
+/// An allocation made while this thread marks for a collection (the
+/// program's push-other-roots procedure): an object from the pause reserve
+/// (`reserve.rs`), or null, without the OOM function or finalizers (the
+/// world is stopped).
+#[cold]
+#[inline(never)]
+fn in_pause(n: usize, kind: Kind) -> *mut c_void {
+    match kind {
+        Kind::Normal => crate::reserve::take(n, false),
+        Kind::Atomic => crate::reserve::take(n, true),
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// Allocates an object of `n` bytes of a built-in collectable kind through
+/// the thread's mutator, outside any pause; its address, or `None` when the
+/// heap has no room.
+pub fn alloc_object(n: usize, kind: Kind) -> Option<usize> {
+    let size = with_extra_byte(n);
+    with_mutator(|m| m.alloc_with(size, kind.flags()).ok()).map(ObjRef::addr)
 }
 
 /// The end of every allocation call for `n` bytes: `p`, or when it is

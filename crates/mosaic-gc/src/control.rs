@@ -72,12 +72,8 @@ pub fn run_start_callback() {
 #[no_mangle]
 pub extern "C" fn GC_init() {
     data::init();
+    // The heap's creator sets `GC_stackbottom` (`threads::set_main`).
     heap();
-    if !threads::is_registered() {
-        if let Some(top) = threads::stack_top() {
-            data::set_stackbottom(top as *mut c_char);
-        }
-    }
     threads::current();
 }
 

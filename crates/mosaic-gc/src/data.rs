@@ -47,6 +47,13 @@ unsafe extern "C" fn default_oom(_: usize) -> *mut c_void {
     std::ptr::null_mut()
 }
 
+/// The initial `GC_push_other_roots`. In bdwgc (threads on) the default
+/// procedure is the one that pushes the thread stacks, and programs that
+/// install their own chain to it (Crystal: its procedure, then the
+/// previous one) or call it unguarded; here stacks are scanned anyway
+/// (after the procedure: `Boehm::STACKS_AFTER_ROOTS`), so it does nothing.
+unsafe extern "C" fn default_push_other_roots() {}
+
 /// bdwgc's default `GC_on_abort`: the message on stderr (the caller aborts).
 unsafe extern "C" fn default_on_abort(msg: *const c_char) {
     if !msg.is_null() {
@@ -82,7 +89,7 @@ exported! {
     GC_finalizer_notifier: VoidFn = None;
     GC_on_abort: AbortFn = Some(default_on_abort);
     GC_on_heap_resize: ResizeFn = None;
-    GC_push_other_roots: VoidFn = None;
+    GC_push_other_roots: VoidFn = Some(default_push_other_roots);
     GC_is_valid_displacement_print_proc: PtrFn = None;
     GC_is_visible_print_proc: PtrFn = None;
     GC_same_obj_print_proc: PtrPtrFn = None;
@@ -274,6 +281,11 @@ pub fn set_on_abort(f: AbortFn) {
 pub fn push_other_roots() -> VoidFn {
     read!(GC_push_other_roots: VoidFn)
 }
+/// The program's own push-other-roots procedure (not the default), if any.
+pub fn program_push_other_roots() -> VoidFn {
+    push_other_roots()
+        .filter(|&f| f as usize != default_push_other_roots as unsafe extern "C" fn() as usize)
+}
 pub fn set_push_other_roots(f: VoidFn) {
     write!(GC_push_other_roots: VoidFn = f)
 }
@@ -297,6 +309,9 @@ pub fn set_dont_precollect(v: c_int) {
 }
 pub fn set_parallel(v: c_int) {
     write!(GC_parallel: c_int = v)
+}
+pub fn stackbottom() -> *mut c_char {
+    read!(GC_stackbottom: *mut c_char)
 }
 pub fn set_stackbottom(p: *mut c_char) {
     write!(GC_stackbottom: *mut c_char = p)

@@ -50,6 +50,12 @@ unsafe impl Embedder for Boehm {
         crate::roots::scan(tracer);
     }
 
+    /// The program's push-other-roots procedure (run by `roots`) may set
+    /// threads' stack bottoms for this collection, as under bdwgc, whose
+    /// default procedure is the one that scans thread stacks (Crystal's
+    /// multi-threaded runtime sets each thread's to its running fiber's).
+    const STACKS_AFTER_ROOTS: bool = true;
+
     /// Only `GC_finalized_malloc`'s small objects ask for cleanup.
     fn on_free(&self, obj: ObjRef) {
         crate::disclaim::on_reclaim(obj);
@@ -89,7 +95,7 @@ pub fn heap() -> &'static GcHeap {
         })
     };
     if created {
-        crate::threads::current();
+        crate::threads::set_main(crate::threads::current());
     }
     h
 }

@@ -117,6 +117,7 @@ mod finalize;
 mod heap;
 mod kinds;
 mod mark;
+mod reserve;
 mod roots;
 mod suspend;
 mod thread_api;

@@ -118,6 +118,12 @@ fn marking() -> bool {
     VISITOR.with(Cell::get).is_some()
 }
 
+/// Whether this thread is marking for a collection now (inside the
+/// program's push-other-roots procedure or a mark procedure).
+pub fn marking_here() -> bool {
+    marking()
+}
+
 /// Visits every aligned word of `lo..hi`.
 ///
 /// # Safety
@@ -360,7 +366,7 @@ pub extern "C" fn GC_push_finalizer_structures() {}
 /// Runs the program's push-other-roots procedure (`GC_push_other_roots`)
 /// against `t`.
 pub fn push_other_roots<T: Tracer>(t: &mut T) {
-    if let Some(f) = crate::data::push_other_roots() {
+    if let Some(f) = crate::data::program_push_other_roots() {
         // SAFETY: the program's procedure, called as bdwgc calls it (all
         // its threads stopped).
         with_visitor(t, || unsafe { f() });

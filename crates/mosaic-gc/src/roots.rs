@@ -58,6 +58,7 @@ pub fn scan<T: Tracer>(t: &mut T) {
     }
     crate::finalize::scan_client_data(t);
     crate::mark::push_other_roots(t);
+    crate::reserve::scan(&mut |o| t.visit_ambiguous(o));
 }
 
 /// `(lo, hi)` aligned inward to words, minus every excluded range.

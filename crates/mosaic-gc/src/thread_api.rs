@@ -201,7 +201,7 @@ pub unsafe extern "C" fn GC_set_stackbottom(handle: *mut c_void, sb: *const Stac
     // SAFETY: the caller's structure.
     let top = unsafe { (*sb).mem_base } as usize;
     if top != 0 {
-        threads::set_scanned_stack_top(ts, top);
+        threads::set_stack_bottom(ts, top);
     }
 }
 

@@ -20,7 +20,9 @@
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{compiler_fence, AtomicU32, AtomicU8, Ordering::SeqCst};
+use std::sync::atomic::{
+    compiler_fence, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering::SeqCst,
+};
 use std::sync::OnceLock;
 
 use mosaic::unstable::futex;
@@ -68,6 +70,54 @@ struct Entry(libc::pthread_t, *mut ThreadState);
 unsafe impl Send for Entry {}
 
 static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+/// bdwgc's main thread: the one that created the heap. The cold end of its
+/// scanned stack is `GC_stackbottom`, which the program may move (Crystal
+/// writes it at every fiber switch, to the fiber's stack); null once that
+/// thread has unregistered.
+static MAIN: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
+/// The `GC_stackbottom` last applied to `MAIN`'s scanned stack.
+static MAIN_BOTTOM: AtomicUsize = AtomicUsize::new(0);
+
+/// Makes `ts` (the heap's creator) the main thread; `GC_stackbottom` is
+/// its stack's top unless the program set it already.
+pub fn set_main(ts: *mut ThreadState) {
+    MAIN.store(ts, SeqCst);
+    let set = crate::data::stackbottom() as usize;
+    match scanned_stack_top(ts) {
+        Some(top) if set == 0 => {
+            crate::data::set_stackbottom(top as *mut std::ffi::c_char);
+            MAIN_BOTTOM.store(top, SeqCst);
+        }
+        _ => {}
+    }
+    sync_main_stackbottom();
+}
+
+/// Applies a `GC_stackbottom` the program wrote to the main thread's
+/// scanned stack. Async-signal-safe (a read and atomic stores): called by
+/// the stop hook and by the main thread's own stop handler, so a fiber
+/// switch made just before the pause is seen.
+pub fn sync_main_stackbottom() {
+    let ts = MAIN.load(SeqCst);
+    if ts.is_null() {
+        return;
+    }
+    let b = crate::data::stackbottom() as usize;
+    if b != 0 && MAIN_BOTTOM.swap(b, SeqCst) != b {
+        set_scanned_stack_top(ts, b);
+    }
+}
+
+/// `GC_set_stackbottom` on `ts`: for the main thread, `GC_stackbottom`
+/// follows, as in bdwgc.
+pub fn set_stack_bottom(ts: *mut ThreadState, top: usize) {
+    if ts == MAIN.load(SeqCst) {
+        crate::data::set_stackbottom(top as *mut std::ffi::c_char);
+        MAIN_BOTTOM.store(top, SeqCst);
+    }
+    set_scanned_stack_top(ts, top);
+}
 static KEY: OnceLock<libc::pthread_key_t> = OnceLock::new();
 
 /// Sets up the stop signal, the stop hook and the exit key for `heap`
@@ -117,6 +167,9 @@ extern "C" fn on_suspend(_: c_int, _: *mut libc::siginfo_t, _: *mut c_void) {
     if l.in_gc.get() == 0 {
         let ts = l.cur.get();
         if !ts.is_null() {
+            if ts == MAIN.load(SeqCst) {
+                sync_main_stackbottom();
+            }
             // SAFETY: the state belongs to this thread and stays alive while
             // CUR points to it; the thread was interrupted outside every
             // call of this library (IN_GC is 0), so outside the heap.
@@ -147,6 +200,7 @@ fn stop_others() {
         crate::control::run_start_callback();
         crate::roots::refresh();
     }
+    sync_main_stackbottom();
     // SAFETY: pthread_self has no preconditions.
     let me = unsafe { libc::pthread_self() };
     for e in REGISTRY.lock().iter() {
@@ -396,6 +450,7 @@ pub fn unregister_current() -> bool {
     }
     let _g = InGc::enter();
     REGISTRY.lock().retain(|e| e.1 != ts);
+    let _ = MAIN.compare_exchange(ts, std::ptr::null_mut(), SeqCst, SeqCst);
     let l = local();
     l.fast.set(FastView::NONE);
     l.lent.set(std::ptr::null_mut());
@@ -604,6 +659,10 @@ pub fn fork_child() {
             REGISTRY.make_guard_unchecked()
         };
         reg.retain(|e| e.1 == me);
+        // The main thread was not copied, unless it forked.
+        if MAIN.load(SeqCst) != me {
+            MAIN.store(std::ptr::null_mut(), SeqCst);
+        }
         for e in reg.iter_mut() {
             e.0 = self_id;
         }

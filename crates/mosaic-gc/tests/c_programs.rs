@@ -6,8 +6,9 @@
 //! never waits for a malloc lock a stopped thread holds, `GC_set_max_heap_size`
 //! works after `GC_INIT`, collection and thread events come in bdwgc's
 //! order, a disclaim procedure sees an object a weak map revived,
-//! `GC_malloc_many`'s lists are whole and kept by their heads, and the
-//! library loaded with `dlopen` works. (bdwgc's own
+//! `GC_malloc_many`'s lists are whole and kept by their heads, the
+//! library loaded with `dlopen` works, and fibers work as runtimes built on
+//! bdwgc run them (stack bottoms moved, allocation inside a collection). (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
 //! Without the header the tests say so and pass (`.ci/run` installs it).
@@ -201,4 +202,15 @@ fn loaded_with_dlopen_by_a_program_not_linked_with_it() {
         return;
     }
     all_ok(&run_c_linked("dlopened", &["-ldl"], &[]), 5);
+}
+
+#[test]
+fn fibers_move_stack_bottoms_and_allocate_during_a_collection() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("fibers"), 5);
+    // One GC worker: the roots run in order, the program's procedure after
+    // the handles (where the stacks were scanned before it could move them).
+    all_ok(&run_c_with("fibers", &[("GC_MARKERS", "1")]), 5);
 }

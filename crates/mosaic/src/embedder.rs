@@ -123,6 +123,13 @@ pub unsafe trait Embedder: Send + Sync + 'static {
     /// must then leave those slots alone), or its thread has exited.
     fn mutator_roots<T: Tracer>(&self, _mutator: &MutatorInfo, _tracer: &mut T) {}
 
+    /// Whether [`Embedder::roots`] may move where a mutator's
+    /// conservatively scanned stack ends (bdwgc's push-other-roots
+    /// procedure sets the stack bottoms of threads that run fibers, for the
+    /// stack scan that follows it). If so, those stacks are scanned after
+    /// `roots` returns, in the same root task, instead of with the handles.
+    const STACKS_AFTER_ROOTS: bool = false;
+
     /// Called exactly once for each dead object allocated with
     /// `NEEDS_CLEANUP`, before its memory is reused, and for each such object
     /// still allocated when the heap is dropped. It must be thread-safe (see

@@ -54,7 +54,8 @@ pub fn root_task_count<E: Embedder>(core: &HeapCore<E>) -> usize {
 
 /// Visits the roots of one task: 0, the handle tables with every mutator's
 /// scope slots and `mutator_roots` (one task, so the scan holds every
-/// table's lock throughout); 1, the embedder's `roots`; 2, the finalizer
+/// table's lock throughout) and their conservative stacks; 1, the
+/// embedder's `roots` (then the stacks, if `Embedder::STACKS_AFTER_ROOTS`); 2, the finalizer
 /// queue; from 3 on, a minor collection's extra tasks (`generations.rs`).
 pub fn scan_root_task<E: Embedder, T: Tracer>(
     core: &HeapCore<E>,
@@ -63,8 +64,15 @@ pub fn scan_root_task<E: Embedder, T: Tracer>(
     tracer: &mut T,
 ) {
     match task {
-        0 => RootTable::scan_all(handles, tracer, |m, t| core.embedder.mutator_roots(m, t)),
-        1 => core.embedder.roots(tracer),
+        0 => RootTable::scan_all(handles, !E::STACKS_AFTER_ROOTS, tracer, |m, t| {
+            core.embedder.mutator_roots(m, t)
+        }),
+        1 => {
+            core.embedder.roots(tracer);
+            if E::STACKS_AFTER_ROOTS {
+                RootTable::scan_stacks(handles, tracer);
+            }
+        }
         2 => core.finalizers.scan_ready(&core.table, tracer),
         _ => minor::scan_task(core, task - ROOT_TASKS, tracer),
     }

@@ -217,13 +217,28 @@ impl RootTable {
     /// Visits every non-empty handle of every table, holding all their locks
     /// for the whole scan so that no detached write can interleave with it;
     /// then each live mutator's scope slots and its `mutator_roots`.
+    /// Without `stacks`, conservatively scanned stacks are left out (see
+    /// [`RootTable::scan_stacks`]).
     pub fn scan_all<T: Tracer>(
         tables: &[Arc<RootTable>],
+        stacks: bool,
         tracer: &mut T,
         mutator_roots: impl FnMut(&MutatorInfo, &mut T),
     ) {
         let guards = RootTable::lock_all(tables);
-        Self::scan_locked(tables, &guards, tracer, mutator_roots);
+        Self::scan_locked(tables, &guards, stacks, tracer, mutator_roots);
+    }
+
+    /// Visits the conservatively scanned stack of each live owner, taking
+    /// each table's lock in turn (`Embedder::STACKS_AFTER_ROOTS`: what
+    /// [`RootTable::scan_all`] left out).
+    pub fn scan_stacks<T: Tracer>(tables: &[Arc<RootTable>], tracer: &mut T) {
+        for t in tables {
+            let _guard = t.inner.lock();
+            if t.owner_alive.load(Relaxed) {
+                t.scan_stack(tracer);
+            }
+        }
     }
 
     /// Takes every table's lock: until the guards drop, no detached thread
@@ -238,6 +253,7 @@ impl RootTable {
     pub fn scan_locked<T: Tracer>(
         tables: &[Arc<RootTable>],
         guards: &[MutexGuard<'_, Words>],
+        stacks: bool,
         tracer: &mut T,
         mut mutator_roots: impl FnMut(&MutatorInfo, &mut T),
     ) {
@@ -256,7 +272,9 @@ impl RootTable {
                 // contract of `Mutator::scope_push`).
                 tracer.visit(unsafe { &mut *(slot as *mut *mut u8) });
             }
-            t.scan_stack(tracer);
+            if stacks {
+                t.scan_stack(tracer);
+            }
             let f = t.finalizing.load(Relaxed);
             if f != 0 {
                 tracer.visit_ambiguous(f);
@@ -370,7 +388,7 @@ mod tests {
         let empty = t.make(0);
         assert_eq!(t.len(), 301);
         let mut c = Collect(vec![]);
-        RootTable::scan_all(std::slice::from_ref(&t), &mut c, |_, _| {});
+        RootTable::scan_all(std::slice::from_ref(&t), true, &mut c, |_, _| {});
         assert_eq!(c.0, (1..=300).map(|i| i * 16).collect::<Vec<_>>());
         assert_eq!(
             roots[0].get().unwrap().addr(),
@@ -383,7 +401,7 @@ mod tests {
         let again = t.make(48);
         assert_eq!(again.get().unwrap().addr(), 48);
         let mut c = Collect(vec![]);
-        RootTable::scan_all(std::slice::from_ref(&t), &mut c, |_, _| {});
+        RootTable::scan_all(std::slice::from_ref(&t), true, &mut c, |_, _| {});
         assert_eq!(c.0, vec![48]);
     }
 
@@ -419,12 +437,13 @@ mod tests {
             scanned_rx.recv().unwrap();
             let value = r.get().map(|o| o.addr());
             let mut c = Collect(vec![]);
-            RootTable::scan_all(std::slice::from_ref(&t2), &mut c, |_, _| {});
+            RootTable::scan_all(std::slice::from_ref(&t2), true, &mut c, |_, _| {});
             (value, t2.len(), c.0)
         });
         made_rx.recv().unwrap();
         RootTable::scan_all(
             std::slice::from_ref(&t),
+            true,
             &mut Slow(Some(in_scan_tx)),
             |_, _| {},
         );

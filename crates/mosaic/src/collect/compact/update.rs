@@ -142,7 +142,7 @@ pub fn visit_roots<E: Embedder, T: Tracer>(
     tracer: &mut T,
 ) {
     or_abort("a roots callback", || {
-        RootTable::scan_locked(handles, guards, tracer, |m, t| {
+        RootTable::scan_locked(handles, guards, true, tracer, |m, t| {
             core.embedder.mutator_roots(m, t)
         });
         core.embedder.roots(tracer);
