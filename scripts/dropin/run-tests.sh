@@ -9,7 +9,7 @@
 #                target/dropin/lib from the repository's root, it is built
 #                there first if missing)
 #   --only LIST  comma-separated test names, or groups (bdwgc, w3m, cpp,
-#                guile, mmv, chase, c) meaning every test whose name starts
+#                guile, ecl, crystal, mmv, chase, c) meaning every test whose name starts
 #                with GROUP-
 #   --list       print the test names and exit
 # Environment: DROPIN_TIMEOUT (seconds per run, default 120).
@@ -75,6 +75,14 @@
 #            Debian's source package, run against the installed ecl; its
 #            summary and the names of the failing tests are compared (a few
 #            fail on the real library too in this setting).
+#  crystal-* Crystal 1.6 (the compiler links libgc.so.1, and so does every
+#            program it builds): tests-dropin/crystal/workload.cr (trees,
+#            a big hash, strings, fibers and channels, deep recursion on a
+#            fiber, GMP bignums, JSON, exceptions, finalizers, weak
+#            references) and threads.cr (-Dpreview_mt, 4 worker threads
+#            sharing a mutex-guarded hash), each compiled from scratch by
+#            the compiler running on the library under test and then run
+#            on it.
 #  c-*       small C programs of ours in tests-dropin/c, linked with -lgc:
 #            free_churn.c rewrites a table of strings 4M times, freeing
 #            each temporary and each replaced entry with GC_FREE;
@@ -216,6 +224,16 @@ run_ecl_suite() {
     ecl -norc -load config.lsp -eval "(ecl-tests::run-tests '(make-check))" -eval "(ext:quit)"
 }
 add_test ecl-suite run_ecl_suite ecl-suite ignore $LIBECL
+# Crystal 1.6: its compiler (which itself runs on libgc.so.1, and forks for
+# code generation) builds a program from scratch (a fresh HOME: an empty
+# cache), and the program runs on the same library; stdout compared.
+CRYSTAL=/usr/bin/crystal
+add_test crystal-workload \
+    "crystal build $TESTS_DIR/crystal/workload.cr -o workload && ./workload" exact ignore $CRYSTAL
+# The multi-threaded runtime (-Dpreview_mt) on 4 threads.
+add_test crystal-threads \
+    "crystal build -Dpreview_mt $TESTS_DIR/crystal/threads.cr -o threads && CRYSTAL_WORKERS=4 ./threads" \
+    exact ignore $CRYSTAL
 add_test mmv-workload "$TESTS_DIR/mmv/workload.sh ." exact exact /usr/bin/mmv
 add_test c-free-churn "$BUILD/c/free_churn" exact ignore "$BUILD/c/free_churn"
 add_test c-thread-churn "$BUILD/c/thread_churn" exact ignore "$BUILD/c/thread_churn"
@@ -300,9 +318,15 @@ mkdir -p "$OUT" "$BUILD" "$SRC_DIR" "$RESULTS" "$WORK"
 # program. One apt-get run for all that is missing; if it fails, one per
 # group, so that only the groups whose package cannot be had are skipped.
 BASE_PKGS=(gcc g++ libc6-dev libgc1 libgc-dev diffutils)
-declare -A GROUP_PKGS=([bdwgc]=dpkg-dev [w3m]=w3m [guile]=guile-3.0 [ecl]=ecl [mmv]=mmv [chase]=chase)
+# (A group's value is a space-separated list: Crystal's programs need
+# GMP's header and library for `require "big"`, only recommended.)
+declare -A GROUP_PKGS=([bdwgc]=dpkg-dev [w3m]=w3m [guile]=guile-3.0 [ecl]=ecl [mmv]=mmv [chase]=chase
+                       [crystal]="crystal libgmp-dev")
 all_pkgs=("${BASE_PKGS[@]}")
-for g in "${!GROUP_PKGS[@]}"; do want_group "$g" && all_pkgs+=("${GROUP_PKGS[$g]}"); done
+for g in "${!GROUP_PKGS[@]}"; do
+    # shellcheck disable=SC2206 # a word list
+    want_group "$g" && all_pkgs+=(${GROUP_PKGS[$g]})
+done
 if ! install_missing "${all_pkgs[@]}"; then
     install_missing "${BASE_PKGS[@]}" || {
         echo "error: cannot install the compiler and libgc-dev" >&2
@@ -310,7 +334,8 @@ if ! install_missing "${all_pkgs[@]}"; then
     }
     for g in "${!GROUP_PKGS[@]}"; do
         want_group "$g" || continue
-        install_missing "${GROUP_PKGS[$g]}" || SKIP_GROUP[$g]="${GROUP_PKGS[$g]} could not be installed"
+        # shellcheck disable=SC2086 # a word list
+        install_missing ${GROUP_PKGS[$g]} || SKIP_GROUP[$g]="${GROUP_PKGS[$g]} could not be installed"
     done
 fi
 
