@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Language runtimes on both libgc.so.1: the same Guile and ECL binaries run
+# Language runtimes on both libgc.so.1: the same Guile, ECL and Crystal binaries run
 # with Debian's library and with the one in LIBDIR (by LD_LIBRARY_PATH),
 # alternating which goes first, each case REPS times; wall time and peak
 # RSS (GNU time's %e and %M) per run; medians with the spread (min-max).
@@ -16,8 +16,15 @@
 #   guile-threads-2 the same with 2 threads, each doing as much: the
 #                   scaling line is 2 x time(1 thread) / time(2 threads)
 #   ecl-workload    tests-dropin/ecl/workload.lisp
-# Needs guile-3.0, ecl and GNU time (installed by apt-get when missing and
-# root). Prints one table; nothing is written elsewhere.
+#   crystal-check   Crystal's compiler type-checking tests-dropin/crystal/
+#                   workload.cr and the standard library it requires
+#                   (crystal build --no-codegen: the part that runs on the
+#                   collector; code generation is LLVM's, in malloc memory)
+#   crystal-build   the whole build of that program from an empty cache
+#   crystal-program the built program itself (built once beforehand)
+# Needs guile-3.0, ecl, crystal (with libgmp-dev) and GNU time (installed
+# by apt-get when missing and root). Prints one table; nothing is written
+# elsewhere.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
@@ -25,7 +32,7 @@ TESTS_DIR=$ROOT/tests-dropin
 REPS=5
 ONLY=""
 LIBDIR=""
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --reps) [ $# -ge 2 ] || usage; REPS=$2; shift 2 ;;
@@ -46,6 +53,7 @@ LIBDIR=$(cd "$LIBDIR" && pwd -P)
 missing=()
 command -v guile > /dev/null || missing+=(guile-3.0)
 command -v ecl > /dev/null || missing+=(ecl)
+command -v crystal > /dev/null || missing+=(crystal libgmp-dev)
 [ -x /usr/bin/time ] || missing+=(time)
 if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" = 0 ] || { echo "error: missing ${missing[*]} and not root" >&2; exit 2; }
@@ -62,8 +70,12 @@ declare -A CMD=(
     [guile-threads-1]="guile --no-auto-compile -s $TESTS_DIR/guile/threads.scm 1 3000"
     [guile-threads-2]="guile --no-auto-compile -s $TESTS_DIR/guile/threads.scm 2 3000"
     [ecl-workload]="ecl --norc --load $TESTS_DIR/ecl/workload.lisp"
+    [crystal-check]="crystal build --no-codegen $TESTS_DIR/crystal/workload.cr"
+    [crystal-build]="crystal build $TESTS_DIR/crystal/workload.cr -o workload"
+    [crystal-program]="\$BIN/crystal-workload"
 )
-CASES=(guile-compile guile-boot-9 guile-threads-1 guile-threads-2 ecl-workload)
+CASES=(guile-compile guile-boot-9 guile-threads-1 guile-threads-2 ecl-workload
+       crystal-check crystal-build crystal-program)
 if [ -n "$ONLY" ]; then
     IFS=',' read -r -a CASES <<< "$ONLY"
     for c in "${CASES[@]}"; do
@@ -73,13 +85,23 @@ fi
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-ENV=(PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C.UTF-8 HOME="$WORK" GUILE_AUTO_COMPILE=0)
+ENV=(PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C.UTF-8 HOME="$WORK" GUILE_AUTO_COMPILE=0
+     BIN="$WORK/bin")
+
+# The Crystal program, built once with the real library.
+if [[ " ${CASES[*]} " = *" crystal-program "* ]]; then
+    mkdir -p "$WORK/bin"
+    (cd "$WORK" && env -i "${ENV[@]}" crystal build "$TESTS_DIR/crystal/workload.cr" \
+        -o "$WORK/bin/crystal-workload" > /dev/null 2>&1) \
+        || { echo "error: cannot build the Crystal program" >&2; exit 1; }
+fi
 
 run_once() { # case side -> "seconds kilobytes"
     local c=$1 side=$2 extra=()
     [ "$side" = mosaic ] && extra=(LD_LIBRARY_PATH="$LIBDIR")
-    rm -rf "$WORK/run" && mkdir -p "$WORK/run"
-    (cd "$WORK/run" && env -i "${ENV[@]}" "${extra[@]}" /usr/bin/time -f '%e %M' -o "$WORK/time" \
+    # A fresh home each run: Crystal's cache starts empty.
+    rm -rf "$WORK/run" "$WORK/home" && mkdir -p "$WORK/run" "$WORK/home"
+    (cd "$WORK/run" && env -i "${ENV[@]}" HOME="$WORK/home" "${extra[@]}" /usr/bin/time -f '%e %M' -o "$WORK/time" \
         bash -c "${CMD[$c]}" > "$WORK/out" 2> "$WORK/err") \
         || { echo "error: $c failed on $side:" >&2; tail -n 5 "$WORK/err" >&2; exit 1; }
     cat "$WORK/time"
