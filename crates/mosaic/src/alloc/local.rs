@@ -25,14 +25,15 @@ pub struct LocalPool {
     unreported: i64,
 }
 
-/// The most bytes one run takes (at least one slot). Runs count against
-/// the heap's allowance when they are taken, so a run of a whole fresh
-/// page counted 64 KiB for the first small object of each size class: a
-/// program touching a handful of classes had "allocated" the first
-/// collection's 256 KiB allowance after a few KiB of objects (a Crystal
-/// program collected before its runtime had set up the state its
-/// collection callbacks use; a tiny C program collected 4 times). A
-/// bounded run costs one slow path per this many bytes.
+/// The most bytes a run that starts a page takes (at least one slot). Runs
+/// count against the heap's allowance when they are taken, so a run of a
+/// whole fresh page counted 64 KiB for the first small object of each size
+/// class: a program touching a handful of classes had "allocated" the
+/// first collection's 256 KiB allowance after a few KiB of objects (a
+/// Crystal program collected before its runtime had set up the state its
+/// collection callbacks use; a tiny C program collected 4 times). Only a
+/// page's first run is bounded, so a fresh page costs two slow paths, not
+/// one (bounding every run, four per page, made binary-trees 4% slower).
 const MAX_RUN_BYTES: usize = 16 << 10;
 
 /// Most size classes a table may have (see `SizeClasses::new`).
@@ -338,8 +339,12 @@ impl LocalAllocator {
         let end = if single {
             first + 1
         } else {
-            let cap = first + (MAX_RUN_BYTES / lp.slot_size).max(1);
-            d.alloc.find(first, n, true).unwrap_or(n).min(cap)
+            let end = d.alloc.find(first, n, true).unwrap_or(n);
+            if first == 0 {
+                end.min((MAX_RUN_BYTES / lp.slot_size).max(1))
+            } else {
+                end
+            }
         };
         d.alloc.set_range(first, end);
         let base = table.page_addr(lp.page);
