@@ -150,6 +150,11 @@ fn alloc_builtin_slow<const ATOMIC: bool>(n: usize, p: *mut c_void) -> *mut c_vo
 #[cold]
 #[inline(never)]
 fn in_pause(n: usize, kind: Kind) -> *mut c_void {
+    if !crate::mark::in_push_other_roots() {
+        // A mark procedure's allocation: bdwgc forbids it, and an object
+        // taken after the reserve was scanned would not be marked.
+        return std::ptr::null_mut();
+    }
     match kind {
         Kind::Normal => crate::reserve::take(n, false),
         Kind::Atomic => crate::reserve::take(n, true),

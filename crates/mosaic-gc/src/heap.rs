@@ -246,7 +246,7 @@ extern "C" fn write_trace_at_exit() {
 
 /// Whether a collection the allocation rate made due may start now.
 pub fn collections_allowed() -> bool {
-    DISABLED.load(Relaxed) <= 0 && crate::data::dont_gc() == 0
+    DISABLED.load(Relaxed) <= 0 && crate::data::dont_gc() == 0 && !crate::reserve::filling_here()
 }
 
 fn on_event(e: &GcEvent) {
@@ -271,6 +271,7 @@ fn on_event(e: &GcEvent) {
         } => {
             crate::events::restarting();
             crate::data::set_gc_no(*number);
+            crate::reserve::collection_ended();
             crate::alloc::EXPLICITLY_FREED.store(0, Relaxed);
             if PRINT_STATS.load(Relaxed) {
                 // Straight to stderr, as bdwgc logs: the program's warn

@@ -124,6 +124,16 @@ pub fn marking_here() -> bool {
     marking()
 }
 
+thread_local! {
+    /// This thread is running the program's push-other-roots procedure.
+    static IN_OTHER_ROOTS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is inside the program's push-other-roots procedure.
+pub fn in_push_other_roots() -> bool {
+    IN_OTHER_ROOTS.with(Cell::get)
+}
+
 /// Visits every aligned word of `lo..hi`.
 ///
 /// # Safety
@@ -369,6 +379,8 @@ pub fn push_other_roots<T: Tracer>(t: &mut T) {
     if let Some(f) = crate::data::program_push_other_roots() {
         // SAFETY: the program's procedure, called as bdwgc calls it (all
         // its threads stopped).
+        IN_OTHER_ROOTS.with(|c| c.set(true));
         with_visitor(t, || unsafe { f() });
+        IN_OTHER_ROOTS.with(|c| c.set(false));
     }
 }

@@ -16,17 +16,25 @@
 //! most), not in every class a request could need.
 //!
 //! Invariants:
-//! - every object in the reserve, and every object handed out since the
-//!   last refill (so every one handed out during the current pause), is
-//!   visited as a root by [`scan`], after the program's procedure returns:
-//!   what the procedure stored into an object it was given is traced in
-//!   the same collection;
+//! - every object in the reserve, and every object handed out during a
+//!   pause that has not ended (each taken object carries the number of
+//!   pauses ended when it was taken, [`ENDED`]), is visited as a root by
+//!   [`scan`], after the program's procedure returns: what the procedure
+//!   stored into an object it was given is traced in the same collection,
+//!   whatever other threads (unregistered ones, blocking ones) do meanwhile;
+//! - only the push-other-roots procedure is served: a mark procedure's
+//!   allocation (bdwgc forbids it) gets null;
+//! - a thread filling the reserve starts no collection (a thread-local
+//!   flag read by the collection gate, `heap::collections_allowed`), so a
+//!   collection never begins with the reserve half filled by its own
+//!   thread; other threads collect as usual;
 //! - nothing here allocates memory from the C library during a pause (the
 //!   program's threads may be stopped holding its locks): fixed arrays;
 //! - the lock is taken with signals deferred, or by the pause itself.
 
+use std::cell::Cell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use parking_lot::Mutex;
 
@@ -44,18 +52,38 @@ struct Reserve {
     /// `[atomic as usize]`: up to `PER` objects each.
     free: [[usize; PER]; 2],
     count: [usize; 2],
-    /// Handed out since the last [`refill`] (which comes after the pause
-    /// that took them).
-    taken: [usize; MOST],
+    /// Handed out, each with the value of [`ENDED`] when taken; dropped by
+    /// a [`refill`] once that pause has ended.
+    taken: [(usize, u64); MOST],
     taken_count: usize,
 }
 
 static RESERVE: Mutex<Reserve> = Mutex::new(Reserve {
     free: [[0; PER]; 2],
     count: [0; 2],
-    taken: [0; MOST],
+    taken: [(0, 0); MOST],
     taken_count: 0,
 });
+
+/// Collections ended (counted at their end event, inside the pause, after
+/// marking).
+static ENDED: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// This thread is filling the reserve: it starts no collection.
+    static FILLING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Called when a collection ends (its end event, in the pause).
+pub fn collection_ended() {
+    ENDED.fetch_add(1, Relaxed);
+}
+
+/// Whether this thread is filling the reserve (then the collection gate
+/// lets it start no collection).
+pub fn filling_here() -> bool {
+    FILLING.with(Cell::get)
+}
 
 /// Every list is full (set by [`refill`], cleared by [`take`]).
 static FULL: AtomicBool = AtomicBool::new(false);
@@ -84,21 +112,32 @@ fn refill() {
              outside it\n"
         ));
     }
-    // No collection while filling: one started by these allocations would
-    // find the reserve empty when the program's procedure allocates (the
-    // collection the program is due for comes at its next allocation, with
-    // the reserve full).
-    struct NoCollection;
-    impl Drop for NoCollection {
+    // No collection from this thread while it fills: one started by these
+    // allocations would find the reserve empty when the program's
+    // procedure allocates (the collection this thread is due for comes at
+    // its next allocation, with the reserve full).
+    struct Filling;
+    impl Drop for Filling {
         fn drop(&mut self) {
-            crate::heap::DISABLED.fetch_sub(1, Relaxed);
+            FILLING.with(|f| f.set(false));
         }
     }
-    crate::heap::DISABLED.fetch_add(1, Relaxed);
-    let _no_collection = NoCollection;
-    // Taken objects were marked by the pause that took them; from now on
-    // they are the program's like any other.
-    crate::threads::guarded(|| RESERVE.lock().taken_count = 0);
+    FILLING.with(|f| f.set(true));
+    let _filling = Filling;
+    // Objects taken by a pause that has ended were marked by it; from now
+    // on they are the program's like any other.
+    crate::threads::guarded(|| {
+        let ended = ENDED.load(Relaxed);
+        let r = &mut *RESERVE.lock();
+        let mut kept = 0;
+        for i in 0..r.taken_count {
+            if r.taken[i].1 >= ended {
+                r.taken[kept] = r.taken[i];
+                kept += 1;
+            }
+        }
+        r.taken_count = kept;
+    });
     for (atomic, kind) in [(0, Kind::Normal), (1, Kind::Atomic)] {
         let missing = crate::threads::guarded(|| PER - RESERVE.lock().count[atomic]);
         for _ in 0..missing {
@@ -120,7 +159,13 @@ fn refill() {
             });
         }
     }
-    FULL.store(true, Relaxed);
+    // Under the lock, as `take` clears it: set only if full now.
+    crate::threads::guarded(|| {
+        let r = RESERVE.lock();
+        if r.count == [PER; 2] {
+            FULL.store(true, Relaxed);
+        }
+    });
 }
 
 /// An object of at least `n` bytes for an allocation made while this
@@ -140,7 +185,7 @@ pub fn take(n: usize, atomic: bool) -> *mut c_void {
     let o = r.free[atomic as usize][c - 1];
     r.count[atomic as usize] = c - 1;
     let t = r.taken_count;
-    r.taken[t] = o;
+    r.taken[t] = (o, ENDED.load(Relaxed));
     r.taken_count = t + 1;
     FULL.store(false, Relaxed);
     o as *mut c_void
@@ -155,7 +200,7 @@ pub fn scan(visit: &mut impl FnMut(usize)) {
             visit(o);
         }
     }
-    for &o in &r.taken[..r.taken_count] {
+    for &(o, _) in &r.taken[..r.taken_count] {
         visit(o);
     }
 }

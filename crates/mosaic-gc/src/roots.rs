@@ -58,6 +58,8 @@ pub fn scan<T: Tracer>(t: &mut T) {
     }
     crate::finalize::scan_client_data(t);
     crate::mark::push_other_roots(t);
+    // The stacks are scanned next (`Boehm::STACKS_AFTER_ROOTS`).
+    crate::threads::sync_main_stackbottom();
     crate::reserve::scan(&mut |o| t.visit_ambiguous(o));
 }
 

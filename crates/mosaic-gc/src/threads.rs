@@ -95,10 +95,13 @@ pub fn set_main(ts: *mut ThreadState) {
 }
 
 /// Applies a `GC_stackbottom` the program wrote to the main thread's
-/// scanned stack. Async-signal-safe (a read and atomic stores): called by
-/// the stop hook and by the main thread's own stop handler, so a fiber
-/// switch made just before the pause is seen.
+/// scanned stack. Called by the collection's root scan, with the world
+/// stopped, before the stacks are scanned (bdwgc reads the variable when
+/// it pushes the stacks): the main thread cannot switch fibers meanwhile.
+/// Holds the registry's lock, so the main thread cannot unregister (and
+/// free its state) under it.
 pub fn sync_main_stackbottom() {
+    let _registry = REGISTRY.lock();
     let ts = MAIN.load(SeqCst);
     if ts.is_null() {
         return;
@@ -167,9 +170,6 @@ extern "C" fn on_suspend(_: c_int, _: *mut libc::siginfo_t, _: *mut c_void) {
     if l.in_gc.get() == 0 {
         let ts = l.cur.get();
         if !ts.is_null() {
-            if ts == MAIN.load(SeqCst) {
-                sync_main_stackbottom();
-            }
             // SAFETY: the state belongs to this thread and stays alive while
             // CUR points to it; the thread was interrupted outside every
             // call of this library (IN_GC is 0), so outside the heap.
@@ -200,7 +200,6 @@ fn stop_others() {
         crate::control::run_start_callback();
         crate::roots::refresh();
     }
-    sync_main_stackbottom();
     // SAFETY: pthread_self has no preconditions.
     let me = unsafe { libc::pthread_self() };
     for e in REGISTRY.lock().iter() {
@@ -449,8 +448,11 @@ pub fn unregister_current() -> bool {
         return false;
     }
     let _g = InGc::enter();
-    REGISTRY.lock().retain(|e| e.1 != ts);
-    let _ = MAIN.compare_exchange(ts, std::ptr::null_mut(), SeqCst, SeqCst);
+    {
+        let mut reg = REGISTRY.lock();
+        reg.retain(|e| e.1 != ts);
+        let _ = MAIN.compare_exchange(ts, std::ptr::null_mut(), SeqCst, SeqCst);
+    }
     let l = local();
     l.fast.set(FastView::NONE);
     l.lent.set(std::ptr::null_mut());

@@ -209,8 +209,8 @@ fn fibers_move_stack_bottoms_and_allocate_during_a_collection() {
     if header_missing() {
         return;
     }
-    all_ok(&run_c("fibers"), 5);
+    all_ok(&run_c("fibers"), 6);
     // One GC worker: the roots run in order, the program's procedure after
     // the handles (where the stacks were scanned before it could move them).
-    all_ok(&run_c_with("fibers", &[("GC_MARKERS", "1")]), 5);
+    all_ok(&run_c_with("fibers", &[("GC_MARKERS", "1")]), 6);
 }

@@ -12,12 +12,20 @@
  * - a registered thread runs on a fiber stack, and the procedure moves
  *   that thread's stack bottom there (GC_set_stackbottom with the handle
  *   GC_get_my_stackbottom gave): the collection scans the fiber stack it
- *   named, not from the fiber up to the thread's own stack.
+ *   named, not from the fiber up to the thread's own stack;
+ * - the main thread switches between two fibers thousands of times while
+ *   another thread collects back to back, the parked fiber's stack pushed
+ *   by the procedure: each collection sees the GC_stackbottom of the fiber
+ *   the main thread is stopped on. As in Crystal's multi-threaded runtime,
+ *   a switch holds a reader lock that the start callback takes as a writer
+ *   and the procedure releases (no collection starts mid-switch).
  * Each line of the report ends in "ok". */
 #define GC_THREADS
 #include <gc.h>
 #include <gc_mark.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +62,34 @@ static void *thread_handle;
 static char *thread_own_bottom;
 static char *volatile thread_fiber_top; /* 0: the thread is on its own stack */
 
+/* Crystal's RWLock: atomics, so the writer may unlock from another thread. */
+static atomic_int rw_writer, rw_readers, rw_held;
+
+static void read_lock(void) {
+    for (;;) {
+        while (atomic_load(&rw_writer)) sched_yield();
+        atomic_fetch_add(&rw_readers, 1);
+        if (!atomic_load(&rw_writer)) return;
+        atomic_fetch_sub(&rw_readers, 1);
+    }
+}
+static void read_unlock(void) { atomic_fetch_sub(&rw_readers, 1); }
+
+static void start_callback(void) { /* the collector, before it stops anyone */
+    int free_ = 0;
+    while (!atomic_compare_exchange_weak(&rw_writer, &free_, 1)) {
+        free_ = 0;
+        sched_yield();
+    }
+    while (atomic_load(&rw_readers)) sched_yield();
+    atomic_store(&rw_held, 1);
+}
+static void release_writer(void) { /* from the procedure */
+    if (atomic_exchange(&rw_held, 0)) atomic_store(&rw_writer, 0);
+}
+
+static char *main_lo; /* the main stack, pushed while fibers run */
+
 static GC_push_other_roots_proc previous;
 
 static void push_other_roots(void) {
@@ -74,6 +110,8 @@ static void push_other_roots(void) {
         busy = 0;
     }
     if (parked_lo) GC_push_all_eager(parked_lo, parked_hi);
+    if (main_lo) GC_push_all_eager(main_lo, main_bottom);
+    release_writer();
     if (thread_handle) {
         struct GC_stack_base sb = {0};
         sb.mem_base = thread_fiber_top ? thread_fiber_top : thread_own_bottom;
@@ -185,6 +223,41 @@ static void *thread_main(void *arg) {
     return 0;
 }
 
+/* Ping-pong between two fibers of the main thread under collections. */
+static ucontext_t p_ctx[2];
+static char *p_stack[2];
+static volatile int p_stop, p_ok = 1;
+static volatile long p_switches;
+
+static void ping_pong(int me) {
+    read_unlock(); /* taken by the switch that started this fiber */
+    /* Only this fiber's stack holds its list. */
+    struct node *volatile mine = make_list(300, 100000 * (me + 1));
+    for (;;) {
+        for (int i = 0; i < 50; i++) (void)GC_MALLOC(24);
+        if (!list_ok(mine, 300, 100000 * (me + 1))) p_ok = 0;
+        if (++p_switches >= 20000) p_stop = 1;
+        if (p_stop) break;
+        read_lock();
+        char here;
+        parked_lo = (char *)(((unsigned long)&here - 4096) & ~15UL);
+        parked_hi = p_stack[me] + FIBER_STACK;
+        switch_to(&p_ctx[me], &p_ctx[1 - me], p_stack[1 - me] + FIBER_STACK);
+        read_unlock(); /* taken by the other fiber's switch */
+    }
+    parked_lo = 0;
+    read_lock();
+    switch_to(&p_ctx[me], &main_ctx, main_bottom);
+}
+static void ping(void) { ping_pong(0); }
+static void pong(void) { ping_pong(1); }
+
+static void *collect_loop(void *arg) {
+    (void)arg;
+    while (!p_stop) GC_gcollect();
+    return 0;
+}
+
 int main(void) {
     GC_INIT();
     previous = GC_get_push_other_roots();
@@ -229,5 +302,34 @@ int main(void) {
     pthread_join(t, 0);
     printf("a thread's fiber stack, named by GC_set_stackbottom in the procedure, is scanned: %s\n",
            t_result ? "ok" : "FAILED");
+
+    /* 5. Fiber switches on the main thread racing collections. */
+    void (*entry[2])(void) = {ping, pong};
+    for (int k = 0; k < 2; k++) {
+        p_stack[k] = fiber_stack();
+        getcontext(&p_ctx[k]);
+        p_ctx[k].uc_stack.ss_sp = p_stack[k];
+        p_ctx[k].uc_stack.ss_size = FIBER_STACK;
+        makecontext(&p_ctx[k], entry[k], 0);
+    }
+    GC_set_start_callback(start_callback);
+    pthread_t c;
+    if (pthread_create(&c, 0, collect_loop, 0) != 0) abort();
+    /* After 20000 switches the fiber running sets p_stop and returns to
+     * main (the other stays parked, its list garbage); the collecting
+     * thread then ends. */
+    struct node *volatile before = make_list(10, 5);
+    p_switches = 0;
+    char here;
+    read_lock();
+    main_lo = (char *)(((unsigned long)&here - 4096) & ~15UL);
+    switch_to(&main_ctx, &p_ctx[0], p_stack[0] + FIBER_STACK);
+    read_unlock();
+    main_lo = 0;
+    printf("20000 fiber switches under back-to-back collections keep both fibers' lists (%s): %s\n",
+           p_switches >= 20000 ? "enough switches" : "too few switches",
+           p_ok && p_switches >= 20000 && list_ok(before, 10, 5) ? "ok" : "FAILED");
+    pthread_join(c, 0);
+    GC_set_start_callback(0);
     return 0;
 }
