@@ -119,6 +119,7 @@ mod kinds;
 mod mark;
 mod reserve;
 mod roots;
+mod stack;
 mod suspend;
 mod thread_api;
 mod threads;

@@ -47,7 +47,7 @@ pub extern "C" fn GC_thread_is_registered() -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn GC_get_stack_base(sb: *mut StackBase) -> c_int {
-    match threads::stack_top() {
+    match crate::stack::stack_top() {
         Some(top) if !sb.is_null() => {
             // SAFETY: the caller's out structure.
             unsafe { (*sb).mem_base = top as *mut c_void };
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn GC_get_stack_base(sb: *mut StackBase) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn GC_call_with_stack_base(f: StackBaseFn, arg: *mut c_void) -> *mut c_void {
     let mut sb = StackBase {
-        mem_base: threads::stack_top().unwrap_or(0) as *mut c_void,
+        mem_base: crate::stack::stack_top().unwrap_or(0) as *mut c_void,
     };
     match f {
         // SAFETY: the program's function with bdwgc's arguments.
@@ -177,7 +177,7 @@ pub extern "C" fn GC_get_my_stackbottom(sb: *mut StackBase) -> *mut c_void {
     let ts = threads::current();
     if !sb.is_null() {
         let top = threads::scanned_stack_top(ts)
-            .or_else(threads::stack_top)
+            .or_else(crate::stack::stack_top)
             .unwrap_or(0);
         // SAFETY: the caller's out structure.
         unsafe { (*sb).mem_base = top as *mut c_void };

@@ -579,22 +579,6 @@ pub fn set_scanned_stack_top(ts: *mut ThreadState, top: usize) {
     unsafe { &*ts }.parker.set_stack_top(top);
 }
 
-/// The top (highest address) of the calling thread's stack.
-pub fn stack_top() -> Option<usize> {
-    // SAFETY: pthread_getattr_np fills the attribute object we destroy.
-    unsafe {
-        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
-            return None;
-        }
-        let mut addr: *mut c_void = std::ptr::null_mut();
-        let mut size: usize = 0;
-        let rc = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
-        libc::pthread_attr_destroy(&mut attr);
-        (rc == 0).then(|| addr as usize + size)
-    }
-}
-
 // ---- fork: the forking thread stops the world around it, so that no other
 // thread is inside the collector's code (holding one of its locks, or
 // malloc's, which a collector needs) when the process is copied. ----
