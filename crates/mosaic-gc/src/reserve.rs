@@ -174,6 +174,8 @@ fn refill() {
 pub fn take(n: usize, atomic: bool) -> *mut c_void {
     if n > SIZE {
         REFUSED.store(n, Relaxed);
+        // The next slow path outside the pause warns (from `refill`).
+        FULL.store(false, Relaxed);
         return std::ptr::null_mut();
     }
     let mut r = RESERVE.lock();
@@ -191,7 +193,7 @@ pub fn take(n: usize, atomic: bool) -> *mut c_void {
     o as *mut c_void
 }
 
-/// Visits the reserve and what was taken from it since the last refill
+/// Visits the reserve and what pauses that have not ended took from it
 /// (see the module's invariants); called at the end of the root scan.
 pub fn scan(visit: &mut impl FnMut(usize)) {
     let r = RESERVE.lock();
