@@ -114,14 +114,10 @@ fn visit(w: usize) -> bool {
     }
 }
 
-fn marking() -> bool {
-    VISITOR.with(Cell::get).is_some()
-}
-
 /// Whether this thread is marking for a collection now (inside the
 /// program's push-other-roots procedure or a mark procedure).
-pub fn marking_here() -> bool {
-    marking()
+pub fn marking() -> bool {
+    VISITOR.with(Cell::get).is_some()
 }
 
 thread_local! {

@@ -2,9 +2,9 @@
 //! push-other-roots procedure (`GC_push_other_roots`).
 //!
 //! bdwgc calls that procedure while the world is stopped, and a
-//! `GC_malloc` made there succeeds when the thread's own free list for the
-//! size has an object (those objects are marked at the start of the
-//! collection, so the one handed out survives it). Programs rely on it:
+//! `GC_malloc` made there succeeds from the thread's own free list (bdwgc
+//! 8.2.2 then frees the last such object in the same collection:
+//! `tests/c/fibers.c`). Programs rely on it:
 //! Crystal's procedure walks its fiber list, which it creates on first use
 //! with `GC_malloc`, and the first walk is inside the first collection.
 //! Mosaic's mutators hold nothing during a pause (their runs are given
@@ -141,8 +141,8 @@ fn refill() {
     for (atomic, kind) in [(0, Kind::Normal), (1, Kind::Atomic)] {
         let missing = crate::threads::guarded(|| PER - RESERVE.lock().count[atomic]);
         for _ in 0..missing {
-            // Allocated with no lock held: the allocation may collect, and
-            // the pause scans the reserve.
+            // Allocated with no lock held: another thread may collect
+            // meanwhile (or a full heap), and its pause scans the reserve.
             let Some(o) = crate::alloc::alloc_object(SIZE, kind) else {
                 // Out of memory: tried again at a later allocation.
                 return;

@@ -20,9 +20,7 @@
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{
-    compiler_fence, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering::SeqCst,
-};
+use std::sync::atomic::{compiler_fence, AtomicPtr, AtomicU32, AtomicU8, Ordering::SeqCst};
 use std::sync::OnceLock;
 
 use mosaic::unstable::futex;
@@ -76,20 +74,14 @@ static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 /// writes it at every fiber switch, to the fiber's stack); null once that
 /// thread has unregistered.
 static MAIN: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
-/// The `GC_stackbottom` last applied to `MAIN`'s scanned stack.
-static MAIN_BOTTOM: AtomicUsize = AtomicUsize::new(0);
-
 /// Makes `ts` (the heap's creator) the main thread; `GC_stackbottom` is
 /// its stack's top unless the program set it already.
 pub fn set_main(ts: *mut ThreadState) {
     MAIN.store(ts, SeqCst);
-    let set = crate::data::stackbottom() as usize;
-    match scanned_stack_top(ts) {
-        Some(top) if set == 0 => {
+    if crate::data::stackbottom().is_null() {
+        if let Some(top) = scanned_stack_top(ts) {
             crate::data::set_stackbottom(top as *mut std::ffi::c_char);
-            MAIN_BOTTOM.store(top, SeqCst);
         }
-        _ => {}
     }
     sync_main_stackbottom();
 }
@@ -106,8 +98,10 @@ pub fn sync_main_stackbottom() {
     if ts.is_null() {
         return;
     }
+    // Nothing else moves the main thread's scanned stack (`set_stack_bottom`
+    // writes the variable too), so the variable is the whole state.
     let b = crate::data::stackbottom() as usize;
-    if b != 0 && MAIN_BOTTOM.swap(b, SeqCst) != b {
+    if b != 0 {
         set_scanned_stack_top(ts, b);
     }
 }
@@ -117,7 +111,6 @@ pub fn sync_main_stackbottom() {
 pub fn set_stack_bottom(ts: *mut ThreadState, top: usize) {
     if ts == MAIN.load(SeqCst) {
         crate::data::set_stackbottom(top as *mut std::ffi::c_char);
-        MAIN_BOTTOM.store(top, SeqCst);
     }
     set_scanned_stack_top(ts, top);
 }

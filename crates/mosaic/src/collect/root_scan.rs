@@ -55,8 +55,9 @@ pub fn root_task_count<E: Embedder>(core: &HeapCore<E>) -> usize {
 /// Visits the roots of one task: 0, the handle tables with every mutator's
 /// scope slots and `mutator_roots` (one task, so the scan holds every
 /// table's lock throughout) and their conservative stacks; 1, the
-/// embedder's `roots` (then the stacks, if `Embedder::STACKS_AFTER_ROOTS`); 2, the finalizer
-/// queue; from 3 on, a minor collection's extra tasks (`generations.rs`).
+/// embedder's `roots` (then the stacks instead, if
+/// `Embedder::STACKS_AFTER_ROOTS`); 2, the finalizer queue; from 3 on, a
+/// minor collection's extra tasks (`generations.rs`).
 pub fn scan_root_task<E: Embedder, T: Tracer>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
