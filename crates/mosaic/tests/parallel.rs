@@ -228,3 +228,51 @@ fn the_release_phase_gives_back_exactly_the_empty_pages() {
         }
     }
 }
+
+/// Workers set mark bits with plain stores and keep their own copy
+/// (`collect/own_marks.rs`): two workers storing one mark word at once
+/// lose a bit, which the merge must restore. A conservative array whose
+/// 4 KiB chunks (shared out among the workers) each point at every
+/// `CHUNKS`-th pair makes neighbouring chunks mark neighbouring pairs,
+/// the same mark words, at the same moment. A lost bit would free a live
+/// pair: every pair keeps its contents through collections and the reuse
+/// of every free slot, and each is counted once.
+#[test]
+fn workers_marking_neighbouring_objects_at_once_lose_no_mark() {
+    const CHUNK_WORDS: usize = 512;
+    const CHUNKS: usize = 256;
+    let n = CHUNK_WORDS * CHUNKS;
+    for workers in [2, 3, 4] {
+        let heap = heap(config(workers));
+        let mut m = heap.mutator().unwrap();
+        let arr = new_flagged_conservative(&mut m, 1, n).unwrap();
+        let arr = m.root(arr).unwrap();
+        // Pair k goes to word (k % CHUNKS) * CHUNK_WORDS + k / CHUNKS: the
+        // chunk of its rank modulo CHUNKS (stored at once, so a collection
+        // meanwhile keeps it).
+        let word = |k: usize| (k % CHUNKS) * CHUNK_WORDS + k / CHUNKS;
+        for k in 0..n {
+            let p = new_pair(&mut m, 10 + k as u64, None, None).unwrap();
+            set_word(arr.get().unwrap(), word(k), p.addr());
+        }
+        for round in 0..8 {
+            m.collect();
+            assert_eq!(
+                heap.stats().last_marked,
+                n as u64 + 1,
+                "{workers} workers, round {round}: each object counted once"
+            );
+            m.finish_sweep();
+            // Garbage pairs fill every free slot: a live pair freed by a
+            // lost mark would be overwritten.
+            for i in 0..20_000u64 {
+                new_pair(&mut m, 1 << 40 | i, None, None).unwrap();
+            }
+            let a = arr.get().unwrap();
+            for k in 0..n {
+                let p = field(a, word(k)).expect("pair");
+                assert_eq!(header(p).2, 10 + k as u64, "{workers} workers: pair {k}");
+            }
+        }
+    }
+}

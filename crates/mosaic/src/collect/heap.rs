@@ -22,6 +22,7 @@ use super::finalize::Finalizers;
 use super::generations::Generations;
 use super::heap_sizing::HeapSizer;
 use super::keep::KeepPages;
+use super::own_marks::OwnMarks;
 use super::pins::Pins;
 use super::timeline::Timeline;
 use super::weak::WeakRefs;
@@ -63,6 +64,9 @@ pub struct HeapCore<E: Embedder> {
     pub keep: KeepPages,
     /// Generational mode's state: remembered set, minor or full.
     pub generations: Generations,
+    /// The parallel markers' own mark bits, one per worker that has
+    /// marked, kept for the next strong closure (`own_marks.rs`).
+    pub own_marks: parking_lot::Mutex<Vec<OwnMarks>>,
     /// `Config::dirty_pages` in generational mode, when the kernel keeps
     /// soft-dirty bits.
     pub dirty: Option<crate::os::SoftDirty>,
@@ -143,6 +147,7 @@ impl<E: Embedder> HeapCore<E> {
             pins: Pins::default(),
             keep: KeepPages::default(),
             generations: Generations::new(generational),
+            own_marks: parking_lot::Mutex::new(Vec::new()),
             dirty,
             compact_request: std::sync::atomic::AtomicU8::new(0),
         };

@@ -17,6 +17,7 @@
 //! stack then holds one chunk's referents, not an array's, and the chunks
 //! of one large array are shared among parallel workers.
 
+use super::own_marks::OwnMarks;
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
 use crate::space::{Located, LogBits, PageKind, PageTable, MAX_SLOTS, PAGE_MASK, PAGE_SHIFT};
@@ -25,8 +26,10 @@ use crate::space::{Located, LogBits, PageKind, PageTable, MAX_SLOTS, PAGE_MASK, 
 /// also lists every object it newly marks, so that ephemerons and
 /// finalization can react to objects becoming reachable
 /// (`ephemeron_pass.rs`, `closure.rs`); the plain marker, used for the
-/// strong closure, pays nothing for it.
-pub struct Marker<'h, const WATCH: bool = false> {
+/// strong closure, pays nothing for it. An `OWN` marker runs beside
+/// others and records what it marks in its own bits (`own_marks.rs`); the
+/// serial marker's code has no trace of it.
+pub struct Marker<'h, const WATCH: bool = false, const OWN: bool = false> {
     table: &'h PageTable,
     base: usize,
     capacity: usize,
@@ -34,9 +37,12 @@ pub struct Marker<'h, const WATCH: bool = false> {
     /// 2^48, so an entry's high bits are free.
     sized: bool,
     stack: Vec<usize>,
-    /// Set mark bits with an atomic read-modify-write: other markers run
-    /// at the same time (`par_mark.rs`).
+    /// Other markers run at the same time (`par_mark.rs`): mark bits are
+    /// set with an atomic read-modify-write (not read when `OWN`).
     atomic: bool,
+    /// `OWN`: the bits this marker records what it marks in; shared mark
+    /// bits are then set with plain stores.
+    own: Option<&'h mut OwnMarks>,
     /// Generational mode: a `BARRIERED` object marked becomes old, so its
     /// unlogged bit is set (`space/log_bits.rs`).
     log: Option<&'h LogBits>,
@@ -58,20 +64,7 @@ pub struct Marker<'h, const WATCH: bool = false> {
 
 impl<'h> Marker<'h> {
     pub fn new(table: &'h PageTable) -> Self {
-        Marker {
-            table,
-            base: table.base(),
-            capacity: table.capacity(),
-            sized: table.base().saturating_add(table.capacity()) <= 1 << ENTRY_SIZE_SHIFT,
-            stack: Vec::with_capacity(4096),
-            atomic: false,
-            log: None,
-            marked: 0,
-            marked_bytes: 0,
-            newly: Vec::new(),
-            pins: Vec::new(),
-            record_pins: true,
-        }
+        Marker::blank(table, None)
     }
 
     /// A marker that runs beside others: mark bits set atomically.
@@ -79,6 +72,51 @@ impl<'h> Marker<'h> {
         Marker {
             atomic: true,
             ..Marker::new(table)
+        }
+    }
+
+    /// A marker that runs beside others, recording what it marks in `own`
+    /// (see `own_marks.rs`), to be merged once every marker is done.
+    pub fn parallel_with(table: &'h PageTable, own: &'h mut OwnMarks) -> Marker<'h, false, true> {
+        Marker::blank(table, Some(own))
+    }
+
+    /// The same marker, now listing what it newly marks.
+    pub fn watching(self) -> Marker<'h, true> {
+        Marker {
+            table: self.table,
+            base: self.base,
+            capacity: self.capacity,
+            sized: self.sized,
+            stack: self.stack,
+            atomic: self.atomic,
+            own: self.own,
+            log: self.log,
+            marked: self.marked,
+            marked_bytes: self.marked_bytes,
+            newly: self.newly,
+            pins: self.pins,
+            record_pins: self.record_pins,
+        }
+    }
+}
+
+impl<'h, const OWN: bool> Marker<'h, false, OWN> {
+    fn blank(table: &'h PageTable, own: Option<&'h mut OwnMarks>) -> Self {
+        Marker {
+            table,
+            base: table.base(),
+            capacity: table.capacity(),
+            sized: table.base().saturating_add(table.capacity()) <= 1 << ENTRY_SIZE_SHIFT,
+            stack: Vec::with_capacity(4096),
+            atomic: false,
+            own,
+            log: None,
+            marked: 0,
+            marked_bytes: 0,
+            newly: Vec::new(),
+            pins: Vec::new(),
+            record_pins: true,
         }
     }
 
@@ -99,27 +137,9 @@ impl<'h> Marker<'h> {
             ..self
         }
     }
-
-    /// The same marker, now listing what it newly marks.
-    pub fn watching(self) -> Marker<'h, true> {
-        Marker {
-            table: self.table,
-            base: self.base,
-            capacity: self.capacity,
-            sized: self.sized,
-            stack: self.stack,
-            atomic: self.atomic,
-            log: self.log,
-            marked: self.marked,
-            marked_bytes: self.marked_bytes,
-            newly: self.newly,
-            pins: self.pins,
-            record_pins: self.record_pins,
-        }
-    }
 }
 
-impl<'h, const WATCH: bool> Marker<'h, WATCH> {
+impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
     /// Marks the object at (or containing) `addr` and queues it for
     /// tracing, as if a slot held `addr`.
     pub fn mark_addr(&mut self, addr: usize) {
@@ -142,7 +162,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         }
         let page = off >> PAGE_SHIFT;
         let d = self.table.desc(page);
-        let (d, slot, start, size, small) = match d.kind() {
+        let (d, page, slot, start, size, small) = match d.kind() {
             PageKind::Small => {
                 let slot = d.slot_of_offset(off & PAGE_MASK);
                 if slot >= d.slot_count() {
@@ -154,6 +174,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                 let size = d.slot_size();
                 (
                     d,
+                    page,
                     slot,
                     self.base + (page << PAGE_SHIFT) + slot * size,
                     size,
@@ -163,6 +184,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
             // A large object occupies whole pages: they are its live bytes.
             PageKind::LargeHead => (
                 d,
+                page,
                 0,
                 self.base + (page << PAGE_SHIFT),
                 d.span() << PAGE_SHIFT,
@@ -173,6 +195,7 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
                 let hd = self.table.desc(head);
                 (
                     hd,
+                    head,
                     0,
                     self.base + (head << PAGE_SHIFT),
                     hd.span() << PAGE_SHIFT,
@@ -184,7 +207,17 @@ impl<'h, const WATCH: bool> Marker<'h, WATCH> {
         if !d.alloc.get(slot) {
             return None;
         }
-        let first = if self.atomic {
+        let first = if OWN {
+            // A plain store, which a racing marker may undo: the bit is
+            // kept in `own` until the merge (own_marks.rs).
+            let first = d.mark.test_and_set(slot);
+            if first {
+                if let Some(own) = self.own.as_deref_mut() {
+                    own.set(page, slot);
+                }
+            }
+            first
+        } else if self.atomic {
             d.mark.test_and_set_atomic(slot)
         } else {
             d.mark.test_and_set(slot)
@@ -428,7 +461,7 @@ fn prefetch(addr: usize) {
     let _ = addr;
 }
 
-impl<const WATCH: bool> Tracer for Marker<'_, WATCH> {
+impl<const WATCH: bool, const OWN: bool> Tracer for Marker<'_, WATCH, OWN> {
     #[inline(always)]
     fn visit(&mut self, slot: &mut *mut u8) {
         self.mark(*slot as usize);

@@ -9,6 +9,7 @@
 //! | `closure.rs` | the marking of one collection: strong closure, then the weak phases (ephemerons, short weak, finalizer choice, long weak) |
 //! | `mark.rs` | the marker: explicit mark stack, edge filtering, tracing |
 //! | `par_mark.rs` | the strong closure on every GC worker (work stealing) |
+//! | `own_marks.rs` | a parallel marker's own mark bits, merged when the closure ends, so that shared mark bits need no atomic update |
 //! | `ephemeron_pass.rs` | the ephemeron fixed point of one collection |
 //! | `generations.rs` | generational mode's state: the remembered set (per-mutator logs), which collections are minor, the counts |
 //! | `minor.rs` | a minor collection's steps: choosing the kind of a pause, tracing the remembered set, rescanning unbarriered old objects |
@@ -56,6 +57,7 @@ mod heap_sizing;
 mod keep;
 mod mark;
 mod minor;
+mod own_marks;
 mod par_mark;
 mod pins;
 mod release;

@@ -1,9 +1,12 @@
 //! Parallel marking of the strong closure on the GC workers.
 //!
 //! Every worker marks from a private stack, exactly as the serial marker
-//! does (a `Vec`, buffered prefetch, no atomics per push or pop), except
-//! that mark bits are set with an atomic read-modify-write, because two
-//! workers may reach one object. Every `SHARE_EVERY` objects a worker
+//! does (a `Vec`, buffered prefetch, no atomics per push or pop), and sets
+//! mark bits with plain stores too: two workers may reach one object, or
+//! store one mark word at once and lose a bit, so each also records what it
+//! marked in its own bits (`own_marks.rs`), ORed into the shared ones when
+//! every worker is done (atomic read-modify-writes instead if the address
+//! space for them is refused). Every `SHARE_EVERY` objects a worker
 //! whose deque (crossbeam-deque, stealable) is empty moves the older half of
 //! its stack there. A worker whose stack runs dry takes from its own deque,
 //! then from the injector, then steals from the others.
@@ -31,6 +34,7 @@ use parking_lot::Mutex;
 
 use super::heap::HeapCore;
 use super::mark::Marker;
+use super::own_marks::{merge_all, OwnMarks};
 use super::root_scan::{root_task_count, scan_root_task};
 use super::roots::RootTable;
 use crate::embedder::Embedder;
@@ -71,36 +75,106 @@ pub fn strong_closure<E: Embedder>(
         next_task: AtomicUsize::new(0),
         marked: Mutex::new((0, 0, Vec::new())),
     };
+    let owns = own_marks_for(core, n);
     core.workers.run(&|i| {
         let deque = share.deques[i].lock().take().expect("one deque per worker");
-        let mut m = Marker::parallel(&core.table)
-            .generational(core.config.generational)
-            .recording_pins(pins);
-        let r = catch_unwind(AssertUnwindSafe(|| {
-            let t = Instant::now();
-            scan_root_tasks(core, handles, &share, &mut m);
-            core.span("roots", t, None);
-            let t = Instant::now();
-            mark_until_done(core, &share, &deque, i, &mut m);
-            core.span("mark", t, Some(("objects", m.marked as u64)));
-        }));
+        let mut own = owns.as_ref().and_then(|o| o[i].lock().take());
+        let gen = core.config.generational;
+        let (r, marked, bytes, mut found) = match own.as_mut() {
+            Some(o) => {
+                let m = Marker::parallel_with(&core.table, o);
+                work(
+                    core,
+                    handles,
+                    &share,
+                    &deque,
+                    i,
+                    m.generational(gen).recording_pins(pins),
+                )
+            }
+            None => {
+                let m = Marker::parallel(&core.table);
+                work(
+                    core,
+                    handles,
+                    &share,
+                    &deque,
+                    i,
+                    m.generational(gen).recording_pins(pins),
+                )
+            }
+        };
+        if let (Some(o), Some(owns)) = (own, owns.as_ref()) {
+            *owns[i].lock() = Some(o);
+        }
         if let Err(p) = r {
             share.term.abort();
+            // (The workers' own bits are dropped, unmerged, with `owns`.)
             resume_unwind(p);
         }
         let mut t = share.marked.lock();
-        t.0 += m.marked;
-        t.1 += m.marked_bytes;
-        t.2.append(&mut m.pins);
+        t.0 += marked;
+        t.1 += bytes;
+        t.2.append(&mut found);
     });
-    share.marked.into_inner()
+    let (mut objects, mut bytes, pins) = share.marked.into_inner();
+    if let Some(owns) = owns {
+        // Every worker is done: the shared bits get the union of theirs,
+        // and the counts come from it (a worker's own count may include
+        // an object another worker marked too).
+        let t = Instant::now();
+        let mut owns: Vec<OwnMarks> = owns.into_iter().filter_map(|o| o.into_inner()).collect();
+        (objects, bytes) = merge_all(&mut owns, &core.table);
+        core.span("merge marks", t, None);
+        core.own_marks.lock().append(&mut owns);
+    }
+    (objects, bytes, pins)
 }
 
-fn scan_root_tasks<E: Embedder>(
+/// Own mark bits for each of `n` workers, from the heap's pool (made on
+/// first use); `None` if the address space for one cannot be had: then
+/// every worker sets mark bits atomically (a worker's plain store could
+/// undo another's atomic one).
+fn own_marks_for<E: Embedder>(
+    core: &HeapCore<E>,
+    n: usize,
+) -> Option<Vec<Mutex<Option<OwnMarks>>>> {
+    let mut pool = core.own_marks.lock();
+    while pool.len() < n {
+        match OwnMarks::new(&core.table) {
+            Ok(o) => pool.push(o),
+            Err(_) => return None,
+        }
+    }
+    Some(pool.drain(..n).map(|o| Mutex::new(Some(o))).collect())
+}
+
+/// One worker's roots and marking with `m`. Returns how it ended (a panic
+/// from embedder code is caught), and the objects, bytes and pins marked.
+fn work<E: Embedder, const OWN: bool>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
     share: &Share,
-    m: &mut Marker<'_>,
+    deque: &Worker<usize>,
+    me: usize,
+    mut m: Marker<'_, false, OWN>,
+) -> (std::thread::Result<()>, usize, usize, Vec<usize>) {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let t = Instant::now();
+        scan_root_tasks(core, handles, share, &mut m);
+        core.span("roots", t, None);
+        let t = Instant::now();
+        mark_until_done(core, share, deque, me, &mut m);
+        core.span("mark", t, Some(("objects", m.marked as u64)));
+    }));
+    (r, m.marked, m.marked_bytes, m.take_pins())
+}
+
+fn scan_root_tasks<E: Embedder, const OWN: bool>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    share: &Share,
+    m: &mut Marker<'_, false, OWN>,
 ) {
     loop {
         let task = share.next_task.fetch_add(1, Relaxed);
@@ -120,12 +194,12 @@ fn scan_root_tasks<E: Embedder>(
     }
 }
 
-fn mark_until_done<E: Embedder>(
+fn mark_until_done<E: Embedder, const OWN: bool>(
     core: &HeapCore<E>,
     share: &Share,
     deque: &Worker<usize>,
     me: usize,
-    m: &mut Marker<'_>,
+    m: &mut Marker<'_, false, OWN>,
 ) {
     loop {
         m.drain_sharing(&core.embedder, |stack| {
