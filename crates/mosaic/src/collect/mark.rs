@@ -315,6 +315,9 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
                         end = self.push_rest(start, end);
                         split = true;
                     }
+                    // A chunk or more: enough work since the last chance
+                    // to share to offer the stack again.
+                    split |= end - start >= CHUNK_BYTES;
                     // SAFETY: the entry was made by `mark` (or by
                     // `push_rest`) from an allocated, now marked, object
                     // that `start..end` lies in: mapped, readable, aligned.
@@ -326,7 +329,9 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
                 embedder.trace(ObjRef::from_heap_addr(obj), self);
             }
             traced = traced.wrapping_add(1);
-            // A split object offers its chunks to idle workers at once.
+            // A split object offers its chunks to idle workers at once, and
+            // so does every chunk scanned (a stack of range entries holds
+            // a chunk of work per entry, not an object's).
             if split || traced % SHARE_EVERY == 0 {
                 share(&mut self.stack);
             }
@@ -402,6 +407,13 @@ fn range_entry(start: usize, words: usize) -> usize {
     debug_assert!(start & 7 == 0 && start & !ENTRY_ADDR == 0);
     debug_assert!((1..=MAX_ENTRY_WORDS).contains(&words));
     start | words << ENTRY_SIZE_SHIFT | CONSERVATIVE_TAG
+}
+
+/// Whether the mark stack entry `e` is a conservative range of at least a
+/// chunk (a piece of a split large object): work worth sharing alone.
+#[inline]
+pub fn is_chunk_entry(e: usize) -> bool {
+    e & CONSERVATIVE_TAG != 0 && (e >> ENTRY_SIZE_SHIFT) << 3 >= CHUNK_BYTES
 }
 
 /// The end of `obj`'s slot (or large object) if it is an object allocated

@@ -33,7 +33,7 @@ use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use parking_lot::Mutex;
 
 use super::heap::HeapCore;
-use super::mark::Marker;
+use super::mark::{is_chunk_entry, Marker};
 use super::own_marks::{merge_all, OwnMarks};
 use super::root_scan::{root_task_count, scan_root_task};
 use super::roots::RootTable;
@@ -203,7 +203,11 @@ fn mark_until_done<E: Embedder, const OWN: bool>(
 ) {
     loop {
         m.drain_sharing(&core.embedder, |stack| {
-            if stack.len() >= 2 * KEEP && deque.is_empty() {
+            // Objects are shared in halves of at least `KEEP`; chunks of a
+            // split large object one by one (each is a chunk of work).
+            let worth = stack.len() >= 2 * KEEP
+                || (stack.len() >= 2 && stack.first().is_some_and(|&e| is_chunk_entry(e)));
+            if worth && deque.is_empty() {
                 let give = stack.len() / 2;
                 for o in stack.drain(..give) {
                     deque.push(o);
