@@ -79,30 +79,25 @@ pub fn strong_closure<E: Embedder>(
     core.workers.run(&|i| {
         let deque = share.deques[i].lock().take().expect("one deque per worker");
         let mut own = owns.as_ref().and_then(|o| o[i].lock().take());
-        let gen = core.config.generational;
         let (r, marked, bytes, mut found) = match own.as_mut() {
-            Some(o) => {
-                let m = Marker::parallel_with(&core.table, o);
-                work(
-                    core,
-                    handles,
-                    &share,
-                    &deque,
-                    i,
-                    m.generational(gen).recording_pins(pins),
-                )
-            }
-            None => {
-                let m = Marker::parallel(&core.table);
-                work(
-                    core,
-                    handles,
-                    &share,
-                    &deque,
-                    i,
-                    m.generational(gen).recording_pins(pins),
-                )
-            }
+            Some(o) => work(
+                core,
+                handles,
+                &share,
+                &deque,
+                i,
+                pins,
+                Marker::parallel_with(&core.table, o),
+            ),
+            None => work(
+                core,
+                handles,
+                &share,
+                &deque,
+                i,
+                pins,
+                Marker::parallel(&core.table),
+            ),
         };
         if let (Some(o), Some(owns)) = (own, owns.as_ref()) {
             *owns[i].lock() = Some(o);
@@ -149,7 +144,7 @@ fn own_marks_for<E: Embedder>(
     Some(pool.drain(..n).map(|o| Mutex::new(Some(o))).collect())
 }
 
-/// One worker's roots and marking with `m`. Returns how it ended (a panic
+/// One worker's roots and marking with `m` (listing pins when `pins`). Returns how it ended (a panic
 /// from embedder code is caught), and the objects, bytes and pins marked.
 fn work<E: Embedder, const OWN: bool>(
     core: &HeapCore<E>,
@@ -157,8 +152,12 @@ fn work<E: Embedder, const OWN: bool>(
     share: &Share,
     deque: &Worker<usize>,
     me: usize,
-    mut m: Marker<'_, false, OWN>,
+    pins: bool,
+    m: Marker<'_, false, OWN>,
 ) -> (std::thread::Result<()>, usize, usize, Vec<usize>) {
+    let mut m = m
+        .generational(core.config.generational)
+        .recording_pins(pins);
     let r = catch_unwind(AssertUnwindSafe(|| {
         let t = Instant::now();
         scan_root_tasks(core, handles, share, &mut m);
