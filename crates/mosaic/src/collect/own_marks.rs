@@ -19,6 +19,13 @@
 //! collecting thread ORs the union of the workers' bits into the shared map
 //! and counts the closure's objects from it, each once ([`merge_all`]).
 //!
+//! What readers see: during a parallel strong closure a mark bit read by
+//! anything but the marker that set it (`Heap::is_marked` from a drop-in
+//! mark procedure, `GC_is_marked`) can read clear for an object marked in
+//! the same instant, as it could for one about to be marked; after the
+//! closure every bit is exact, so the weak, ephemeron and finalizer
+//! phases, verify, compaction and the sweep read exact bits.
+//!
 //! Invariant: outside a strong closure every word here is zero and no page
 //! is listed (a closure abandoned by a panic drops its workers' bits
 //! instead); during one, the objects the closure marked are exactly the
