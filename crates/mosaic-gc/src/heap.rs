@@ -55,6 +55,9 @@ unsafe impl Embedder for Boehm {
     /// default procedure is the one that scans thread stacks (Crystal's
     /// multi-threaded runtime sets each thread's to its running fiber's).
     const STACKS_AFTER_ROOTS: bool = true;
+    // bdwgc's parallel marker may scan an object twice too; every object
+    // here is scanned by the collector or by a client mark procedure.
+    const TRACE_TWICE_OK: bool = true;
 
     /// Only `GC_finalized_malloc`'s small objects ask for cleanup.
     fn on_free(&self, obj: ObjRef) {

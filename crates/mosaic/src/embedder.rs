@@ -65,7 +65,8 @@ pub struct MutatorInfo {
 ///   region), on the thread that collects and, with several GC workers
 ///   (`Config::gc_threads`, one per core by default), on the heap's GC
 ///   threads too: several threads may call `trace` at the same time, on
-///   different objects, and `roots` and the handle scan with its
+///   different objects (on one object too, rarely, if the embedder says
+///   so with [`Embedder::TRACE_TWICE_OK`]), and `roots` and the handle scan with its
 ///   `mutator_roots` calls may run on different threads.
 /// - `on_free` runs on the thread that sweeps the dead object's page. With
 ///   lazy sweeping (the default) that is a mutator's thread inside an
@@ -129,6 +130,18 @@ pub unsafe trait Embedder: Send + Sync + 'static {
     /// stack scan that follows it). If so, those stacks are scanned after
     /// `roots` returns, in the same root task, instead of with the handles.
     const STACKS_AFTER_ROOTS: bool = false;
+
+    /// Whether `trace` may be called for one object on two GC workers at
+    /// once, rarely (it only reads the object and visits what it holds,
+    /// and visiting twice is harmless), as the Boehm collector's parallel
+    /// marker allows. If so, parallel marking sets mark bits with plain
+    /// stores instead of an atomic read-modify-write per object
+    /// (`collect/own_marks.rs`: about twice as fast per object on the
+    /// machines measured), and two workers racing for one mark word may
+    /// both trace an object. Off, `trace` runs at most once per object
+    /// and collection. (Objects scanned conservatively, `AllocFlags::
+    /// CONSERVATIVE`, are read by the collector itself either way.)
+    const TRACE_TWICE_OK: bool = false;
 
     /// Called exactly once for each dead object allocated with
     /// `NEEDS_CLEANUP`, before its memory is reused, and for each such object

@@ -169,17 +169,19 @@ impl<E: Embedder> Heap<E> {
     /// allocated since). `None` when `p` is not inside a live object.
     pub fn is_marked(&self, p: *const u8) -> Option<bool> {
         let t = &self.inner.core.table;
-        let (d, slot) = match t.locate(p as usize) {
+        let (d, page, slot) = match t.locate(p as usize) {
             Located::Small { page, slot, .. } if t.desc(page).slot_is_live(slot) => {
-                (t.desc(page), slot)
+                (t.desc(page), page, slot)
             }
-            Located::Large { head, .. } if t.desc(head).alloc.get(0) => (t.desc(head), 0),
+            Located::Large { head, .. } if t.desc(head).alloc.get(0) => (t.desc(head), head, 0),
             _ => return None,
         };
         if !self.inner.world.pause_on() {
             return Some(true);
         }
-        Some(d.mark.get(slot))
+        // (On a parallel marker's thread, what it marked itself reads
+        // marked even if a racing store took the shared bit out for now.)
+        Some(d.mark.get(slot) || crate::collect::marked_by_this_thread(page, slot))
     }
 
     /// The address range the heap's objects can occupy (its reservation):

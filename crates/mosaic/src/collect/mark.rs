@@ -17,7 +17,7 @@
 //! stack then holds one chunk's referents, not an array's, and the chunks
 //! of one large array are shared among parallel workers.
 
-use super::own_marks::OwnMarks;
+use super::own_marks::{self, OwnMarks};
 use crate::embedder::{Embedder, Tracer};
 use crate::object::ObjRef;
 use crate::space::{Located, LogBits, PageKind, PageTable, MAX_SLOTS, PAGE_MASK, PAGE_SHIFT};
@@ -146,6 +146,13 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
         self.mark(addr);
     }
 
+    /// Makes this marker's own bits (an `OWN` marker's) what
+    /// [`own_marks::marked_by_this_thread`] reads on this thread until the
+    /// guard is dropped.
+    pub fn publish_own(&self) -> own_marks::Published {
+        own_marks::Published::new(self.own.as_deref().expect("an OWN marker has its bits"))
+    }
+
     /// Takes the objects pinned by ambiguous words so far.
     pub fn take_pins(&mut self) -> Vec<usize> {
         std::mem::take(&mut self.pins)
@@ -212,7 +219,9 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
             // kept in `own` until the merge (own_marks.rs).
             let first = d.mark.test_and_set(slot);
             if first {
-                if let Some(own) = self.own.as_deref_mut() {
+                let own = self.own.as_deref_mut();
+                debug_assert!(own.is_some(), "an OWN marker has its bits");
+                if let Some(own) = own {
                     own.set(page, slot);
                 }
             }

@@ -77,6 +77,7 @@ pub use finalize::{FinalizerKind, FinalizerOrder, RegisterError};
 pub use generations::LogBuffer;
 pub use heap::HeapCore;
 pub use heap_sizing::HeapDecision;
+pub(crate) use own_marks::marked_by_this_thread;
 pub use roots::{Root, RootTable};
 pub use timeline::Timeline;
 pub use weak::{SlotError, WeakKind, WeakRoot};

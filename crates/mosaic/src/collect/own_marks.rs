@@ -33,10 +33,51 @@
 //! Memory: one bit per 16 bytes of heap a worker marked in (1/128), plus a
 //! byte per page; committed on first touch and kept for the next closure.
 
+use std::cell::Cell;
+
 use crate::os::Reservation;
 use crate::space::{PageKind, PageTable, MAX_SLOTS, PAGE_SHIFT};
 
 const WORDS: usize = MAX_SLOTS / 64;
+
+thread_local! {
+    /// The own bits of the marker running on this thread (their first word
+    /// and page count), while it marks; (0, 0) otherwise.
+    static CURRENT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// While alive, this thread's marker's own bits are what
+/// [`marked_by_this_thread`] reads.
+pub struct Published(());
+
+impl Published {
+    pub fn new(own: &OwnMarks) -> Self {
+        CURRENT.with(|c| c.set((own.words.start(), own.npages)));
+        Published(())
+    }
+}
+
+impl Drop for Published {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set((0, 0)));
+    }
+}
+
+/// Whether the marker running on this thread (if any) marked slot `slot`
+/// of page `page` in the closure in progress: a bit a racing store took
+/// out of the shared map is still here.
+pub fn marked_by_this_thread(page: usize, slot: usize) -> bool {
+    let (base, npages) = CURRENT.with(|c| c.get());
+    if base == 0 || page >= npages || slot >= MAX_SLOTS {
+        return false;
+    }
+    // SAFETY: `base` is the first word of a live `OwnMarks`' table of
+    // `npages * WORDS` zero-filled words (the `Published` guard is dropped
+    // before the marker is done with its bits), written only by this
+    // thread's marker, which is not running while this thread is here.
+    let w = unsafe { *(base as *const u64).add(page * WORDS + slot / 64) };
+    w & (1 << (slot % 64)) != 0
+}
 
 /// One worker's mark bits for every page of the table, and the pages it
 /// set bits on.

@@ -127,13 +127,18 @@ pub fn strong_closure<E: Embedder>(
 }
 
 /// Own mark bits for each of `n` workers, from the heap's pool (made on
-/// first use); `None` if the address space for one cannot be had: then
+/// first use); `None` if the embedder does not allow an object traced
+/// twice (`Embedder::TRACE_TWICE_OK`) or the address space for one cannot
+/// be had: then
 /// every worker sets mark bits atomically (a worker's plain store could
 /// undo another's atomic one).
 fn own_marks_for<E: Embedder>(
     core: &HeapCore<E>,
     n: usize,
 ) -> Option<Vec<Mutex<Option<OwnMarks>>>> {
+    if !E::TRACE_TWICE_OK {
+        return None;
+    }
     let mut pool = core.own_marks.lock();
     while pool.len() < n {
         match OwnMarks::new(&core.table) {
@@ -158,6 +163,9 @@ fn work<E: Embedder, const OWN: bool>(
     let mut m = m
         .generational(core.config.generational)
         .recording_pins(pins);
+    // `Heap::is_marked` on this thread (a mark procedure's question) also
+    // reads this worker's own bits, which a racing store cannot undo.
+    let published = OWN.then(|| m.publish_own());
     let r = catch_unwind(AssertUnwindSafe(|| {
         let t = Instant::now();
         scan_root_tasks(core, handles, share, &mut m);
@@ -166,6 +174,7 @@ fn work<E: Embedder, const OWN: bool>(
         mark_until_done(core, share, deque, me, &mut m);
         core.span("mark", t, Some(("objects", m.marked as u64)));
     }));
+    drop(published);
     (r, m.marked, m.marked_bytes, m.take_pins())
 }
 

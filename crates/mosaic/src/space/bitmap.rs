@@ -6,7 +6,8 @@
 //! the stop-the-world handshake, not from these words. Read-modify-write
 //! operations are load + store unless noted, which is correct only while one
 //! thread owns the page (a mutator its allocation page, the collector during a
-//! pause, a sweeper the page it popped).
+//! pause, a sweeper the page it popped), or while a lost update is repaired
+//! afterwards (parallel marking's own bits, `collect/own_marks.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
