@@ -19,10 +19,16 @@
 //! collecting thread ORs the union of the workers' bits into the shared map
 //! and counts the closure's objects from it, each once ([`merge_all`]).
 //!
-//! What readers see: during a parallel strong closure a mark bit read by
-//! anything but the marker that set it (`Heap::is_marked` from a drop-in
-//! mark procedure, `GC_is_marked`) can read clear for an object marked in
-//! the same instant, as it could for one about to be marked; after the
+//! Only for embedders whose `trace` may run twice for one object
+//! (`Embedder::TRACE_TWICE_OK`: the drop-in); the others keep the atomic
+//! form, and `trace` at most once per object.
+//!
+//! What readers see: during a parallel strong closure `Heap::is_marked`
+//! (a drop-in mark procedure's `GC_is_marked`) reads the shared bit and,
+//! on a marking worker, that worker's own bits ([`marked_by_this_thread`]):
+//! what the worker marked reads marked; an object another worker marked
+//! in the same instant can read clear, as one about to be marked does;
+//! after the
 //! closure every bit is exact, so the weak, ephemeron and finalizer
 //! phases, verify, compaction and the sweep read exact bits.
 //!
