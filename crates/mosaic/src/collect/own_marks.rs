@@ -80,7 +80,7 @@ pub fn marked_by_this_thread(page: usize, slot: usize) -> bool {
     // SAFETY: `base` is the first word of a live `OwnMarks`' table of
     // `npages * WORDS` zero-filled words (the `Published` guard is dropped
     // before the marker is done with its bits), written only by this
-    // thread's marker, which is not running while this thread is here.
+    // thread's marker, which is inside a callback now (not writing).
     let w = unsafe { *(base as *const u64).add(page * WORDS + slot / 64) };
     w & (1 << (slot % 64)) != 0
 }

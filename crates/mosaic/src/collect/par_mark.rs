@@ -129,9 +129,8 @@ pub fn strong_closure<E: Embedder>(
 /// Own mark bits for each of `n` workers, from the heap's pool (made on
 /// first use); `None` if the embedder does not allow an object traced
 /// twice (`Embedder::TRACE_TWICE_OK`) or the address space for one cannot
-/// be had: then
-/// every worker sets mark bits atomically (a worker's plain store could
-/// undo another's atomic one).
+/// be had: then every worker sets mark bits atomically (a worker's plain
+/// store could undo another's atomic one).
 fn own_marks_for<E: Embedder>(
     core: &HeapCore<E>,
     n: usize,
@@ -149,8 +148,10 @@ fn own_marks_for<E: Embedder>(
     Some(pool.drain(..n).map(|o| Mutex::new(Some(o))).collect())
 }
 
-/// One worker's roots and marking with `m` (listing pins when `pins`). Returns how it ended (a panic
-/// from embedder code is caught), and the objects, bytes and pins marked.
+/// One worker's roots and marking with `m` (listing pins when `pins`).
+/// Returns how it ended (a panic from embedder code is caught), and the
+/// objects, bytes and pins marked (with own bits the counts are replaced
+/// by the merge's, which counts an object two workers marked once).
 fn work<E: Embedder, const OWN: bool>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
