@@ -128,6 +128,8 @@ fn pause<E: Embedder>(
         p.begin_cycle(&core.table, minor);
     }
     let released = release_phase(core, &mut panics);
+    // The pause's last parallel phase: the GC threads may sleep now.
+    core.workers.rest();
     if compacted.is_some() {
         // What the compaction emptied goes back to the OS now.
         core.resource.trim(&core.table, 0, usize::MAX);
