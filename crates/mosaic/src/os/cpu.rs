@@ -1,4 +1,5 @@
-//! CPU time of the whole process.
+//! CPU time of the whole process; which CPU a thread runs on, and keeping
+//! a thread off one for a while.
 
 use std::time::Duration;
 
@@ -20,9 +21,94 @@ pub fn process_cpu_time() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
+/// The CPU the calling thread is running on (it may move at any time
+/// after), or `None` if the OS does not say.
+pub fn current_cpu() -> Option<usize> {
+    // SAFETY: no arguments; returns -1 on failure.
+    let cpu = unsafe { libc::sched_getcpu() };
+    usize::try_from(cpu).ok()
+}
+
+/// The calling thread's CPU affinity as it was before [`step_off_cpu`];
+/// restored when dropped (on the thread that made it).
+pub struct OffCpu {
+    saved: libc::cpu_set_t,
+}
+
+/// Moves the calling thread off `cpu` until the result is dropped: its
+/// affinity mask less that CPU, which makes the kernel migrate it at once.
+/// `None` (nothing changed) if the mask cannot be read or set, or if `cpu`
+/// is the only CPU it allows.
+pub fn step_off_cpu(cpu: usize) -> Option<OffCpu> {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    if cpu >= 8 * size {
+        return None;
+    }
+    // SAFETY: an all-zero `cpu_set_t` is a valid (empty) set.
+    let mut saved: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `saved` is a writable set of `size` bytes; 0 is this thread.
+    if unsafe { libc::sched_getaffinity(0, size, &mut saved) } != 0 {
+        return None;
+    }
+    let mut narrowed = saved;
+    // SAFETY: `cpu` is below the set's capacity (checked above).
+    unsafe { libc::CPU_CLR(cpu, &mut narrowed) };
+    // SAFETY: reads a valid set.
+    if unsafe { libc::CPU_COUNT(&narrowed) } == 0 {
+        return None;
+    }
+    // SAFETY: a valid set of `size` bytes; 0 is this thread.
+    if unsafe { libc::sched_setaffinity(0, size, &narrowed) } != 0 {
+        return None;
+    }
+    Some(OffCpu { saved })
+}
+
+impl Drop for OffCpu {
+    fn drop(&mut self) {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: the mask this thread had, read by `step_off_cpu`.
+        unsafe { libc::sched_setaffinity(0, size, &self.saved) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::process_cpu_time;
+
+    #[test]
+    fn stepping_off_a_cpu_moves_the_thread_and_dropping_restores_its_mask() {
+        fn mask() -> Vec<bool> {
+            // SAFETY: an all-zero set is a valid (empty) set.
+            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: a writable set of `size` bytes; 0 is this thread.
+            let rc = unsafe { libc::sched_getaffinity(0, size, &mut set) };
+            assert_eq!(rc, 0);
+            // SAFETY: indices below the set's capacity.
+            (0..8 * size)
+                .map(|c| unsafe { libc::CPU_ISSET(c, &set) })
+                .collect()
+        }
+        let before = mask();
+        let allowed = before.iter().filter(|&&b| b).count();
+        let cpu = super::current_cpu().expect("Linux says which CPU");
+        assert!(before[cpu]);
+        match super::step_off_cpu(cpu) {
+            Some(off) => {
+                assert!(allowed > 1);
+                let during = mask();
+                assert!(!during[cpu], "the CPU is out of the mask");
+                assert_eq!(during.iter().filter(|&&b| b).count(), allowed - 1);
+                // sched_setaffinity moves the calling thread before returning.
+                assert_ne!(super::current_cpu(), Some(cpu));
+                drop(off);
+                assert_eq!(mask(), before, "the old mask is back");
+            }
+            None => assert_eq!(allowed, 1, "only a single allowed CPU refuses"),
+        }
+        assert!(super::step_off_cpu(usize::MAX).is_none());
+    }
 
     #[test]
     fn cpu_time_grows_with_work_not_with_sleep() {

@@ -3,7 +3,9 @@
 //! Every `mmap`, `munmap` and `madvise` in Mosaic lives in this module. The
 //! layers above see only [`Reservation`] (one contiguous, aligned range of
 //! virtual memory that is committed lazily by first touch and decommitted with
-//! `madvise(MADV_DONTNEED)`), [`rss_bytes`], [`process_cpu_time`] and
+//! `madvise(MADV_DONTNEED)`), [`rss_bytes`], [`process_cpu_time`],
+//! [`current_cpu`] and [`step_off_cpu`] (a GC thread moving off the CPU of
+//! the thread that woke it) and
 //! [`SoftDirty`] (the pages written since a point in time) and
 //! [`SignalsHeld`] (asynchronous signals held off on a thread for a scope).
 //!
@@ -20,7 +22,7 @@ mod signals;
 pub mod stack;
 mod vm;
 
-pub use cpu::process_cpu_time;
+pub use cpu::{current_cpu, process_cpu_time, step_off_cpu};
 pub use dirty::{SoftDirty, OS_PAGE};
 pub use rss::rss_bytes;
 pub use signals::SignalsHeld;

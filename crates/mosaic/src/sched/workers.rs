@@ -21,7 +21,17 @@
 //! follow each other within tens of microseconds, and on a virtual machine
 //! a sleeping thread's CPU halts and takes 20–500 µs to wake (measured on
 //! the 2-vCPU machine of BENCHMARKS.md): one sleep and wake per phase, each
-//! way, was a fifth of a small parallel pause. [`Workers::rest`] (the end of
+//! way, was a fifth of a small parallel pause.
+//!
+//! A woken thread may also land on the CPU of the thread that woke it: when
+//! the wake comes while every CPU looks busy (a stopped mutator is still
+//! leaving its CPU), or when the guest kernel counts a halted vCPU as
+//! preempted. It then waits a time slice there, or preempts the caller,
+//! while another CPU idles: a "parallel" pause ran on one CPU. So `run`
+//! yields once after publishing a phase (a thread queued on its CPU runs
+//! at once), and a pool thread that starts a job on the caller's CPU moves
+//! off it for the job (`os::step_off_cpu`: its own affinity mask less that
+//! CPU, restored after). [`Workers::rest`] (the end of
 //! the pause) sends lingering threads to sleep at once, so they do not hold
 //! a CPU a resuming mutator wants. Lingering changes only timing: a thread
 //! that gives up sleeps on the same generation check as before.
@@ -83,6 +93,9 @@ struct Shared {
     /// Set by every `run`, cleared by [`Workers::rest`]: pool threads may
     /// linger for the next phase.
     in_pause: AtomicBool,
+    /// The CPU the caller of `run` was on when it published the phase
+    /// (`usize::MAX`: unknown).
+    caller_cpu: AtomicUsize,
 }
 
 struct State {
@@ -124,6 +137,7 @@ impl Workers {
             published: AtomicU64::new(0),
             left: AtomicUsize::new(0),
             in_pause: AtomicBool::new(false),
+            caller_cpu: AtomicUsize::new(usize::MAX),
         });
         let mut workers = Workers {
             shared,
@@ -179,12 +193,18 @@ impl Workers {
             st.job = Some(JobPtr(erased));
             st.running = self.count - 1;
             self.shared.left.store(st.running, Relaxed);
+            let cpu = crate::os::current_cpu().unwrap_or(usize::MAX);
+            self.shared.caller_cpu.store(cpu, Relaxed);
             self.shared.in_pause.store(true, Relaxed);
             self.shared.published.store(st.generation, Release);
             // (Wakes only threads that sleep: lingering ones see
             // `published` change.)
             self.shared.wake.notify_all();
         }
+        // A woken thread the kernel queued on this CPU (when every CPU
+        // looked busy) would wait here for a time slice: let it run now,
+        // and it moves to another CPU (`worker_loop`).
+        std::thread::yield_now();
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
         // The others usually end within microseconds of this thread (a
         // marking phase ends when all are idle): spin before sleeping.
@@ -267,6 +287,15 @@ fn worker_loop(shared: &Shared, index: usize) {
             continue;
         };
         drop(st);
+        // Woken onto the caller's CPU (where the kernel may put a waking
+        // thread when the other CPUs look busy or their vCPU is halted),
+        // this thread would only take turns with the caller: move.
+        let caller = shared.caller_cpu.load(Relaxed);
+        let _off = if crate::os::current_cpu() == Some(caller) {
+            crate::os::step_off_cpu(caller)
+        } else {
+            None
+        };
         // SAFETY: `run` keeps the job alive until `running` reaches zero,
         // which happens only after this call returns (decrement below).
         let r = catch_unwind(AssertUnwindSafe(|| {
