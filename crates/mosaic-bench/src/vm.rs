@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
-use mosaic::{AllocFlags, Config, Embedder, Mutator, ObjRef, Tracer};
+use mosaic::{AllocFlags, Config, Embedder, Mutator, MutatorInfo, ObjRef, Tracer};
 use parking_lot::Mutex;
 
 /// A stack of root slots owned by one thread. Pushes and pops are plain
@@ -129,26 +129,39 @@ impl<L: Layout> Vm<L> {
         }
     }
 
-    /// A shadow stack for the calling thread, scanned at every collection.
-    pub fn stack(&self, capacity: usize) -> Arc<ShadowStack> {
+    /// A shadow stack for the calling thread's mutator `m` (one per
+    /// mutator), scanned at every collection as that mutator's roots
+    /// (`mutator_roots`: in a parallel mark each thread's stack is a task
+    /// of its own, as a runtime's per-thread stacks would be). The heap's
+    /// embedder keeps it as long as the heap lives.
+    pub fn stack(&self, m: &mut Mutator<Self>, capacity: usize) -> Arc<ShadowStack> {
+        assert!(m.data().is_null(), "one shadow stack per mutator");
         let s = Arc::new(ShadowStack::new(capacity));
         self.stacks.lock().push(s.clone());
+        m.set_data(Arc::as_ptr(&s) as *mut ());
         s
     }
 }
 
 // SAFETY: `trace` follows the layout every object of this heap has, and
-// `roots` visits every shadow stack slot in use.
+// `mutator_roots` visits every slot in use of the mutator's shadow stack
+// (every shadow stack belongs to one mutator, `Vm::stack`).
 unsafe impl<L: Layout> Embedder for Vm<L> {
     #[inline(always)]
     fn trace<T: Tracer>(&self, obj: ObjRef, t: &mut T) {
         L::trace(obj, t)
     }
 
-    fn roots<T: Tracer>(&self, t: &mut T) {
-        for s in self.stacks.lock().iter() {
-            s.visit(t);
+    fn roots<T: Tracer>(&self, _t: &mut T) {}
+
+    fn mutator_roots<T: Tracer>(&self, m: &MutatorInfo, t: &mut T) {
+        if m.data.is_null() {
+            return;
         }
+        // SAFETY: set by `Vm::stack` to a shadow stack that `self.stacks`
+        // keeps alive as long as the heap.
+        let s = unsafe { &*(m.data as *const ShadowStack) };
+        s.visit(t);
     }
 
     fn on_free(&self, obj: ObjRef) {

@@ -182,7 +182,7 @@ pub fn run(spec: &Spec) {
         } => {
             let heap = Heap::new(config(None), nqueens::ConsVm::default()).expect("heap");
             let mut m = heap.mutator().unwrap();
-            let s = heap.embedder().stack(1 << 16);
+            let s = heap.embedder().stack(&mut m, 1 << 16);
             // The board is built before the clock starts, as in the peers.
             nqueens::board(&mut m, &s, *n);
             let t = Instant::now();

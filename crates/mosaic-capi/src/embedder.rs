@@ -65,8 +65,9 @@ pub type mosaic_type_name_fn =
 /// collecting thread (the one whose allocation or `mosaic_collect` started
 /// the collection) and, with several GC workers (`gc_threads`, one per
 /// core by default), on the heap's GC threads too: `trace` may run on
-/// several threads at once for different objects, and `roots` and
-/// `mutator_roots` on different threads. They must be thread-safe. They must not allocate or call any mosaic function
+/// several threads at once for different objects, and `roots` and the
+/// `mutator_roots` calls of different mutators on different threads at
+/// the same time. They must be thread-safe. They must not allocate or call any mosaic function
 /// other than `mosaic_visit`: `mosaic_alloc` returns NULL with
 /// `MOSAIC_ERR_MISUSE` there, `mosaic_collect` and `mosaic_safepoint`
 /// refuse with it, and the collection completes.

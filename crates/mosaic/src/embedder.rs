@@ -66,8 +66,9 @@ pub struct MutatorInfo {
 ///   (`Config::gc_threads`, one per core by default), on the heap's GC
 ///   threads too: several threads may call `trace` at the same time, on
 ///   different objects (on one object too, rarely, if the embedder says
-///   so with [`Embedder::TRACE_TWICE_OK`]), and `roots` and the handle scan with its
-///   `mutator_roots` calls may run on different threads.
+///   so with [`Embedder::TRACE_TWICE_OK`]), and `roots` and the
+///   `mutator_roots` calls (one per mutator, each a task of its own) may
+///   run on different threads at the same time.
 /// - `on_free` runs on the thread that sweeps the dead object's page. With
 ///   lazy sweeping (the default) that is a mutator's thread inside an
 ///   allocation (or [`crate::Mutator::finish_sweep`]), *while other mutators

@@ -70,7 +70,7 @@ pub fn run(n: u32, config: Config) -> (u64, Heap<TreeVm>, Duration) {
     let gen = Gen::of(&config);
     let heap = Heap::new(config, TreeVm::default()).expect("heap");
     let mut m = heap.mutator().unwrap();
-    let s = heap.embedder().stack(1 << 10);
+    let s = heap.embedder().stack(&mut m, 1 << 10);
     let start = Instant::now();
     let max = n.max(MIN_DEPTH + 2);
     let mut total = check(make(&mut m, &s, max + 1, gen));

@@ -247,7 +247,7 @@ pub fn run(p: &Params, threads: usize, config: Config) -> (u64, Heap<GcVm>, Dura
                 let heap = heap.clone();
                 sc.spawn(move || {
                     let mut m = heap.mutator().unwrap();
-                    let s = heap.embedder().stack(1 << 12);
+                    let s = heap.embedder().stack(&mut m, 1 << 12);
                     run_one(&mut m, &s, p, 42 + t as u64, gen)
                 })
             })

@@ -242,7 +242,7 @@ pub fn solve_conservative(m: &mut Mutator<ConsVm>, n: u32) -> u64 {
 pub fn run(ns: &[u32], config: Config) -> (Vec<u64>, Heap<ConsVm>) {
     let heap = Heap::new(config, ConsVm::default()).expect("heap");
     let mut m = heap.mutator().unwrap();
-    let s = heap.embedder().stack(1 << 16);
+    let s = heap.embedder().stack(&mut m, 1 << 16);
     let counts = ns.iter().map(|&n| solve(&mut m, &s, n)).collect();
     drop(m);
     (counts, heap)

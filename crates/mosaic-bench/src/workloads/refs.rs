@@ -95,7 +95,7 @@ const MAX_ROUNDS: usize = 10;
 pub fn finalizers(n: usize, config: Config) -> (FinalizerRun, Heap<ListVm>) {
     let heap = Heap::new(config, ListVm::default()).expect("heap");
     let mut m = heap.mutator().expect("mutator");
-    let s = heap.embedder().stack(4);
+    let s = heap.embedder().stack(&mut m, 4);
     RAN.store(0, Relaxed);
     let start = Instant::now();
     build_list(&mut m, &s, n);
@@ -199,7 +199,7 @@ fn boxed_id(m: &mut Mutator<TableVm>, id: usize) -> ObjRef {
 pub fn ephemerons(n: usize, config: Config) -> (EphemeronRun, Heap<TableVm>) {
     let heap = Heap::new(config, TableVm::default()).expect("heap");
     let mut m = heap.mutator().expect("mutator");
-    let s = heap.embedder().stack(4);
+    let s = heap.embedder().stack(&mut m, 4);
     let start = Instant::now();
     // Slot 0: every key, strongly, while the table is filled.
     let keys = array(&mut m, n);

@@ -132,7 +132,7 @@ pub fn run(p: &Params, config: Config) -> (Outcome, Heap<LeafVm>, Duration) {
                 let (heap, stop, ready) = (heap.clone(), &stop, &ready);
                 sc.spawn(move || {
                     let mut m = heap.mutator().unwrap();
-                    let s = heap.embedder().stack(p.ring);
+                    let s = heap.embedder().stack(&mut m, p.ring);
                     let mut ring = Ring::new(&s, p.ring, t as u64);
                     m.blocking(|| ready.wait());
                     let polls = match p.mode {

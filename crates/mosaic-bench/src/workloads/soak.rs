@@ -217,7 +217,7 @@ pub fn run(p: &Params, config: Config) -> (Report, Heap<SoakVm>) {
                 let (go, live, live_after, repl) = (&go, &live, &live_after, &replacements);
                 sc.spawn(move || {
                     let mut m = heap.mutator().expect("mutator");
-                    let s = heap.embedder().stack(p.slots + 1);
+                    let s = heap.embedder().stack(&mut m, p.slots + 1);
                     let seed = 0x50a6_0000 + t as u64;
                     mutate(&mut m, &s, p, seed, go, live, live_after, repl)
                 })

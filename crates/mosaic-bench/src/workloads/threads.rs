@@ -24,8 +24,8 @@
 //! them `UNINIT` (not zeroed, never scanned), Boehm with `GC_MALLOC_ATOMIC`
 //! (the same), malloc does not clear either.
 //!
-//! Mosaic's ring is a [`ShadowStack`] of the thread (a root array the
-//! collector scans, off the heap); Boehm's is an array allocated with
+//! Mosaic's ring is a [`ShadowStack`] of the thread (a root array off
+//! the heap, scanned as its mutator's roots until the thread ends); Boehm's is an array allocated with
 //! `GC_MALLOC` (scanned; it is in the heap, so it counts in
 //! [`Params::live_bytes`]); malloc's is a plain array, and the replaced
 //! object is freed. Neither the rings nor their last objects are freed at
@@ -188,7 +188,7 @@ pub fn run(p: &Params, config: Config) -> (u64, Heap<LeafVm>, Duration) {
                 let heap = heap.clone();
                 sc.spawn(move || {
                     let mut m = heap.mutator().unwrap();
-                    let s = heap.embedder().stack(p.ring);
+                    let s = heap.embedder().stack(&mut m, p.ring);
                     let mut ring = Ring::new(&s, p.ring, t as u64);
                     for _ in 0..p.allocs {
                         ring.add(&mut m);

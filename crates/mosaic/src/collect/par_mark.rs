@@ -187,7 +187,7 @@ fn scan_root_tasks<E: Embedder, const OWN: bool>(
 ) {
     loop {
         let task = share.next_task.fetch_add(1, Relaxed);
-        if task >= root_task_count(core) {
+        if task >= root_task_count(core, handles) {
             return;
         }
         scan_root_task(core, handles, task, m);

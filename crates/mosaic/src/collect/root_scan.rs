@@ -3,11 +3,16 @@
 //! `Embedder::mutator_roots`, the embedder's `roots`, and the objects
 //! waiting in the finalizer queue.
 //!
-//! They come in [`ROOT_TASKS`] tasks so that parallel marking
-//! (`par_mark.rs`) can hand them to different workers; the serial marker
-//! (`closure.rs`) and verify mode (`verify.rs`, through `cycle.rs`) visit
-//! them all with [`scan_roots`]. The handle scan is one task, so every
-//! root table's lock is held for the whole of it (`RootTable::scan_all`).
+//! They come in tasks so that parallel marking (`par_mark.rs`) can hand
+//! them to different workers: [`ROOT_TASKS`] fixed ones, then one per
+//! root table for its owner's `Embedder::mutator_roots` (a runtime's
+//! per-thread roots can be most of a pause: two threads' 65,536-slot
+//! rings were one worker's 0.8 ms while the other idled). The serial
+//! marker (`closure.rs`) and verify mode (`verify.rs`, through `cycle.rs`)
+//! visit them all with [`scan_roots`]. The handle scan is one task, so
+//! every root table's lock is held for the whole of it
+//! (`RootTable::scan_all`); `mutator_roots` needs no lock (its mutator is
+//! stopped).
 
 use std::sync::Arc;
 
@@ -25,7 +30,7 @@ pub fn scan_roots<E: Embedder, T: Tracer>(
     handles: &[Arc<RootTable>],
     tracer: &mut T,
 ) {
-    for task in 0..ROOT_TASKS {
+    for task in 0..strong_task_count(handles) {
         scan_root_task(core, handles, task, tracer);
     }
 }
@@ -36,28 +41,32 @@ pub fn scan_marking_roots<E: Embedder, T: Tracer>(
     handles: &[Arc<RootTable>],
     tracer: &mut T,
 ) {
-    for task in 0..root_task_count(core) {
+    for task in 0..root_task_count(core, handles) {
         scan_root_task(core, handles, task, tracer);
     }
 }
 
-/// The strong roots come in this many tasks (parallel marking hands them
-/// to different workers).
+/// The fixed tasks of the strong roots (before one per root table).
 pub const ROOT_TASKS: usize = 3;
+
+/// The strong roots' tasks: the fixed ones and one per root table.
+pub fn strong_task_count(handles: &[Arc<RootTable>]) -> usize {
+    ROOT_TASKS + handles.len()
+}
 
 /// The tasks the marker runs: the strong roots, then (a minor collection)
 /// the remembered set and the rescan of unbarriered old objects
 /// (`generations.rs`).
-pub fn root_task_count<E: Embedder>(core: &HeapCore<E>) -> usize {
-    ROOT_TASKS + core.generations.extra_tasks()
+pub fn root_task_count<E: Embedder>(core: &HeapCore<E>, handles: &[Arc<RootTable>]) -> usize {
+    strong_task_count(handles) + core.generations.extra_tasks()
 }
 
 /// Visits the roots of one task: 0, the handle tables with every mutator's
-/// scope slots and `mutator_roots` (one task, so the scan holds every
-/// table's lock throughout) and their conservative stacks; 1, the
-/// embedder's `roots` (then the stacks instead, if
-/// `Embedder::STACKS_AFTER_ROOTS`); 2, the finalizer queue; from 3 on, a
-/// minor collection's extra tasks (`generations.rs`).
+/// scope slots (one task, so the scan holds every table's lock throughout)
+/// and their conservative stacks; 1, the embedder's `roots` (then the
+/// stacks instead, if `Embedder::STACKS_AFTER_ROOTS`); 2, the finalizer
+/// queue; then one task per root table, its owner's `mutator_roots`; then
+/// a minor collection's extra tasks (`generations.rs`).
 pub fn scan_root_task<E: Embedder, T: Tracer>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
@@ -65,9 +74,7 @@ pub fn scan_root_task<E: Embedder, T: Tracer>(
     tracer: &mut T,
 ) {
     match task {
-        0 => RootTable::scan_all(handles, !E::STACKS_AFTER_ROOTS, tracer, |m, t| {
-            core.embedder.mutator_roots(m, t)
-        }),
+        0 => RootTable::scan_all(handles, !E::STACKS_AFTER_ROOTS, tracer, |_, _| {}),
         1 => {
             core.embedder.roots(tracer);
             if E::STACKS_AFTER_ROOTS {
@@ -75,6 +82,8 @@ pub fn scan_root_task<E: Embedder, T: Tracer>(
             }
         }
         2 => core.finalizers.scan_ready(&core.table, tracer),
-        _ => minor::scan_task(core, task - ROOT_TASKS, tracer),
+        t if t < strong_task_count(handles) => handles[t - ROOT_TASKS]
+            .visit_mutator_roots(tracer, &mut |m, t| core.embedder.mutator_roots(m, t)),
+        t => minor::scan_task(core, t - strong_task_count(handles), tracer),
     }
 }

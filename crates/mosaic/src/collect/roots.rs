@@ -279,12 +279,26 @@ impl RootTable {
             if f != 0 {
                 tracer.visit_ambiguous(f);
             }
-            let info = MutatorInfo {
-                id: t.id.load(Relaxed) as u64,
-                data: t.data(),
-            };
-            mutator_roots(&info, tracer);
+            t.visit_mutator_roots(tracer, &mut mutator_roots);
         }
+    }
+
+    /// Calls `mutator_roots` for this table's owner if it is alive. Needs
+    /// no lock: the owner is stopped (parked, or in a blocking region that
+    /// leaves those slots alone) and cannot exit during a pause.
+    pub fn visit_mutator_roots<T: Tracer>(
+        &self,
+        tracer: &mut T,
+        mutator_roots: &mut impl FnMut(&MutatorInfo, &mut T),
+    ) {
+        if !self.owner_alive.load(Relaxed) {
+            return;
+        }
+        let info = MutatorInfo {
+            id: self.id.load(Relaxed) as u64,
+            data: self.data(),
+        };
+        mutator_roots(&info, tracer);
     }
 
     /// Handles currently alive.
