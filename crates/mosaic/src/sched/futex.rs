@@ -25,6 +25,28 @@ pub fn wait(word: &AtomicU32, expected: u32) {
     }
 }
 
+/// [`wait`] for at most `timeout`.
+pub fn wait_for(word: &AtomicU32, expected: u32, timeout: std::time::Duration) {
+    if word.load(Acquire) != expected {
+        return;
+    }
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: FUTEX_WAIT on a valid, aligned u32 that outlives the call,
+    // with a relative timeout read by the kernel during the call.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            &ts as *const libc::timespec,
+        );
+    }
+}
+
 /// Wakes every thread sleeping in [`wait`] on `word`.
 pub fn wake_all(word: &AtomicU32) {
     // SAFETY: FUTEX_WAKE on a valid, aligned u32; wakes at most i32::MAX.
