@@ -1,8 +1,10 @@
 /* Per-mutator roots: at each collection the embedder's mutator_roots runs
  * once for every mutator not freed (running, blocked, or orphaned by its
- * exited thread; twice in verify mode, whose walk scans the roots again), with that mutator's handle and the pointer it set with
+ * exited thread; twice in verify mode, whose walk scans the roots again),
+ * with that mutator's handle and the pointer it set with
  * mosaic_mutator_set_data; the slots it reports keep their objects alive;
- * a freed mutator is no longer reported. */
+ * a freed mutator is no longer reported. Every collection here runs on two
+ * GC workers (parallel_min_live 0), so the calls may come from either. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +24,8 @@ typedef struct Stack {
     int n;
 } Stack;
 
-/* What mutator_roots saw (it runs on the collecting thread, world stopped). */
+/* What mutator_roots saw (on any GC worker, world stopped: under a lock). */
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 enum { MAX_SEEN = 256 };
 static struct {
     mosaic_mutator *m;
@@ -33,12 +36,14 @@ static int ctx_ok = 1;
 static int marker;
 
 static void mutator_roots(void *ctx, mosaic_mutator *m, void *data, mosaic_tracer *t) {
+    pthread_mutex_lock(&seen_lock);
     if (ctx != &marker) ctx_ok = 0;
     if (nseen < MAX_SEEN) {
         seen[nseen].m = m;
         seen[nseen].data = data;
         nseen++;
     }
+    pthread_mutex_unlock(&seen_lock);
     Stack *s = data;
     if (s)
         for (int i = 0; i < s->n; i++) mosaic_visit(t, &s->slots[i]);
@@ -131,6 +136,8 @@ int main(void) {
     mosaic_config_default(&c);
     c.max_heap = 64u << 20;
     c.verify = true;
+    c.gc_threads = 2;
+    c.parallel_min_live = 0;
     heap = mosaic_heap_new(&c, &e);
     CHECK(heap != NULL, "heap: %s", mosaic_last_error_message());
     mosaic_mutator *m = mosaic_mutator_new(heap);

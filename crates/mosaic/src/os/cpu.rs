@@ -30,9 +30,11 @@ pub fn current_cpu() -> Option<usize> {
 }
 
 /// The calling thread's CPU affinity as it was before [`step_off_cpu`];
-/// restored when dropped (on the thread that made it).
+/// restored when dropped. Not `Send`: affinity calls here name the calling
+/// thread, so it must be dropped on the thread that made it.
 pub struct OffCpu {
     saved: libc::cpu_set_t,
+    _this_thread: std::marker::PhantomData<*const ()>,
 }
 
 /// Moves the calling thread off `cpu` until the result is dropped: its
@@ -61,7 +63,10 @@ pub fn step_off_cpu(cpu: usize) -> Option<OffCpu> {
     if unsafe { libc::sched_setaffinity(0, size, &narrowed) } != 0 {
         return None;
     }
-    Some(OffCpu { saved })
+    Some(OffCpu {
+        saved,
+        _this_thread: std::marker::PhantomData,
+    })
 }
 
 impl Drop for OffCpu {

@@ -28,8 +28,8 @@
 //! leaving its CPU), or when the guest kernel counts a halted vCPU as
 //! preempted. It then waits a time slice there, or preempts the caller,
 //! while another CPU idles: a "parallel" pause ran on one CPU. So `run`
-//! yields once after publishing a phase (a thread queued on its CPU runs
-//! at once), and a pool thread that starts a job on the caller's CPU moves
+//! yields once after publishing a phase that woke a sleeping thread (a
+//! thread queued on its CPU runs at once), and a pool thread that starts a job on the caller's CPU moves
 //! off it for the job (`os::step_off_cpu`: its own affinity mask less that
 //! CPU, restored after). [`Workers::rest`] (the end of
 //! the pause) sends lingering threads to sleep at once, so they do not hold
@@ -53,7 +53,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 /// The job of one phase, as the pool's threads see it.
 type Job = dyn Fn(usize) + Sync;
@@ -105,6 +105,8 @@ struct State {
     job: Option<JobPtr>,
     /// Pool threads still running the current job.
     running: usize,
+    /// Pool threads asleep on `wake` (not lingering).
+    sleeping: usize,
     shutdown: bool,
     /// The first panic of a pool thread's job in the current phase.
     panic: Option<Box<dyn Any + Send>>,
@@ -128,6 +130,7 @@ impl Workers {
                 generation: 0,
                 job: None,
                 running: 0,
+                sleeping: 0,
                 shutdown: false,
                 panic: None,
             }),
@@ -187,7 +190,7 @@ impl Workers {
         // `catch_unwind`), so no thread uses it after `job` is gone.
         let erased: *const Job =
             unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), &'static Job>(job) };
-        {
+        let woke_sleepers = {
             let mut st = self.shared.state.lock();
             st.generation += 1;
             st.job = Some(JobPtr(erased));
@@ -199,12 +202,20 @@ impl Workers {
             self.shared.published.store(st.generation, Release);
             // (Wakes only threads that sleep: lingering ones see
             // `published` change.)
-            self.shared.wake.notify_all();
-        }
+            if st.sleeping > 0 {
+                self.shared.wake.notify_all();
+            }
+            st.sleeping > 0
+        };
         // A woken thread the kernel queued on this CPU (when every CPU
         // looked busy) would wait here for a time slice: let it run now,
-        // and it moves to another CPU (`worker_loop`).
-        std::thread::yield_now();
+        // and it moves to another CPU (`worker_loop`). Not when every
+        // worker was lingering: nothing of ours waits for this CPU, and an
+        // unrelated thread could take a time slice in the middle of the
+        // pause.
+        if woke_sleepers {
+            std::thread::yield_now();
+        }
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
         // The others usually end within microseconds of this thread (a
         // marking phase ends when all are idle): spin before sleeping.
@@ -275,10 +286,10 @@ fn worker_loop(shared: &Shared, index: usize) {
                 linger(|| shared.published.load(Acquire) != seen || !shared.in_pause.load(Relaxed));
                 st = shared.state.lock();
                 if st.generation == seen && !st.shutdown {
-                    shared.wake.wait(&mut st);
+                    sleep(shared, &mut st);
                 }
             } else {
-                shared.wake.wait(&mut st);
+                sleep(shared, &mut st);
             }
             continue;
         }
@@ -291,7 +302,7 @@ fn worker_loop(shared: &Shared, index: usize) {
         // thread when the other CPUs look busy or their vCPU is halted),
         // this thread would only take turns with the caller: move.
         let caller = shared.caller_cpu.load(Relaxed);
-        let _off = if crate::os::current_cpu() == Some(caller) {
+        let off = if crate::os::current_cpu() == Some(caller) {
             crate::os::step_off_cpu(caller)
         } else {
             None
@@ -301,6 +312,9 @@ fn worker_loop(shared: &Shared, index: usize) {
         let r = catch_unwind(AssertUnwindSafe(|| {
             (shared.around)(&|| unsafe { (*job)(index) })
         }));
+        // The old mask back before the lock: the caller may be spinning
+        // for `left` and then want the lock at once.
+        drop(off);
         st = shared.state.lock();
         if let Err(p) = r {
             st.panic.get_or_insert(p);
@@ -311,6 +325,14 @@ fn worker_loop(shared: &Shared, index: usize) {
             shared.done.notify_one();
         }
     }
+}
+
+/// Sleeps on `wake`, counted in `sleeping` (so that `run` knows whether
+/// it woke anyone).
+fn sleep(shared: &Shared, st: &mut MutexGuard<'_, State>) {
+    st.sleeping += 1;
+    shared.wake.wait(st);
+    st.sleeping -= 1;
 }
 
 /// Spins until `done()` or [`LINGER`] has passed, yielding the CPU now and
@@ -374,24 +396,34 @@ mod tests {
         // Back to back (the pool's threads linger), after `rest` (they
         // sleep at once) and after the linger ran out without `rest`: each
         // phase runs once on every worker, and each sees the phase it was
-        // published with.
-        let w = Workers::new(3, |f| f()).unwrap();
-        let hits: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
-        let phase = AtomicUsize::new(0);
-        for round in 0..60 {
-            phase.store(round, Relaxed);
-            w.run(&|i| {
-                assert_eq!(phase.load(Relaxed), round);
-                hits[i].fetch_add(1, Relaxed);
-            });
-            match round % 3 {
-                0 => {}
-                1 => w.rest(),
-                _ => std::thread::sleep(LINGER * 3),
+        // published with. A lost wake-up fails the test (a deadline)
+        // instead of hanging it; so does a `run` that skips the wake of a
+        // sleeping thread.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let w = Workers::new(3, |f| f()).unwrap();
+            let hits: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+            let phase = AtomicUsize::new(0);
+            for round in 0..60 {
+                phase.store(round, Relaxed);
+                w.run(&|i| {
+                    assert_eq!(phase.load(Relaxed), round);
+                    hits[i].fetch_add(1, Relaxed);
+                });
+                match round % 3 {
+                    0 => {}
+                    1 => w.rest(),
+                    _ => std::thread::sleep(LINGER * 3),
+                }
             }
-        }
-        assert!(hits.iter().all(|h| h.load(Relaxed) == 60));
-        assert_eq!(w.shared.left.load(Relaxed), 0);
+            let counts: Vec<usize> = hits.iter().map(|h| h.load(Relaxed)).collect();
+            let _ = tx.send((counts, w.shared.left.load(Relaxed)));
+        });
+        let (counts, left) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("every phase ends (no worker missed a wake-up)");
+        assert_eq!(counts, vec![60; 3]);
+        assert_eq!(left, 0);
     }
 
     #[test]

@@ -82,6 +82,8 @@ pub struct World {
     /// notify the condition variable, and polling it every 50 µs cost
     /// about 180 µs a pause (timer slack, a halted vCPU).
     parked_ack: AtomicU32,
+    /// A stop hook is installed (the collector then sleeps on `parked_ack`).
+    hooked: AtomicBool,
     /// Called by a collector once it has requested a pause (see the module docs).
     stop_hook: parking_lot::RwLock<Option<StopHook>>,
     /// Called by the collector once the world runs again.
@@ -145,6 +147,7 @@ impl World {
             stop_seq: AtomicU32::new(0),
             signal_parked: AtomicU64::new(0),
             parked_ack: AtomicU32::new(0),
+            hooked: AtomicBool::new(false),
             stop_hook: parking_lot::RwLock::new(None),
             resume_hook: parking_lot::RwLock::new(None),
         }
@@ -156,6 +159,7 @@ impl World {
     /// [`World::park_from_signal`] (by a signal), and may skip the caller's
     /// own thread and threads in blocking regions.
     pub fn set_stop_hook(&self, hook: Option<StopHook>) {
+        self.hooked.store(hook.is_some(), Ordering::Relaxed);
         *self.stop_hook.write() = hook;
     }
 
@@ -260,6 +264,9 @@ impl World {
             info.status = Status::Detached(why);
             s.active -= 1;
             self.cv.notify_all();
+            if s.collecting {
+                self.ack_parked();
+            }
         }
     }
 
@@ -270,6 +277,9 @@ impl World {
             if info.status == Status::Running {
                 s.active -= 1;
                 self.cv.notify_all();
+                if s.collecting {
+                    self.ack_parked();
+                }
             }
         }
     }
@@ -317,8 +327,13 @@ impl World {
     }
 
     /// Tells a collector waiting in [`World::stop`] that one more mutator
-    /// parked (async-signal-safe: an atomic and a futex wake).
+    /// parked or left (async-signal-safe: an atomic and a futex wake). Only
+    /// with a stop hook: without one the collector waits on the condition
+    /// variable, and nobody sleeps on the word.
     fn ack_parked(&self) {
+        if !self.hooked.load(Ordering::Relaxed) {
+            return;
+        }
         self.parked_ack.fetch_add(1, Ordering::Release);
         super::futex::wake_all(&self.parked_ack);
     }
@@ -369,9 +384,9 @@ impl World {
                 }
             }
             // A signal handler cannot notify the condition variable: with
-            // a hook, sleep on the acknowledgement word (every parking
-            // mutator wakes it), and look again every 50 µs for the rest
-            // (a mutator that detached or exited).
+            // a hook, sleep on the acknowledgement word (every mutator
+            // that parks, detaches or unregisters wakes it), and look
+            // again every 50 µs all the same.
             let step = hook.as_ref().map(|_| Duration::from_micros(50));
             let mut timeout = step;
             if let Some(limit) = self.stall_warning.filter(|_| !warned) {
@@ -387,11 +402,13 @@ impl World {
                 (Some(_), Some(t)) => MutexGuard::unlocked(&mut s, || {
                     // A signalled thread usually parks within tens of µs:
                     // spin (yielding) a little before sleeping, since a
-                    // sleeping CPU of a VM wakes late.
-                    let spin = Instant::now();
+                    // sleeping CPU of a VM wakes late. Only at the start
+                    // of the stop: a thread that puts the signal off (or
+                    // a stalled one) is waited for asleep, not by a spin
+                    // that takes the CPU it may need.
                     let mut turns = 0u32;
                     while self.parked_ack.load(Ordering::Acquire) == ack
-                        && spin.elapsed() < STOP_SPIN
+                        && started.elapsed() < STOP_SPIN
                     {
                         turns = turns.wrapping_add(1);
                         if turns % 16 == 0 {
