@@ -374,7 +374,8 @@ typedef struct mosaic_root mosaic_root;
 
 /**
  * The collector's side of tracing (opaque); pass it to `mosaic_visit`,
- * `mosaic_visit_ambiguous` and `mosaic_visit_ambiguous_range`.
+ * `mosaic_visit_ambiguous`, `mosaic_visit_ambiguous_range` and
+ * `mosaic_defer_ambiguous_range`.
  */
 typedef struct mosaic_tracer mosaic_tracer;
 
@@ -1023,6 +1024,23 @@ void mosaic_visit_ambiguous(struct mosaic_tracer *tracer, size_t word);
  * `start .. end` readable memory that nothing writes during the call.
  */
 void mosaic_visit_ambiguous_range(struct mosaic_tracer *tracer, const void *start, const void *end);
+
+/**
+ * `mosaic_visit_ambiguous_range` for memory that stays readable and
+ * unchanged until the collection's marking ends (your program's data,
+ * a table of constants, a stopped thread's stack segment): the collector
+ * may queue the range and scan it later, in pieces, on any GC worker, so
+ * that a large root range is shared out among the workers instead of
+ * holding one while the others wait. Bounds, errors and where to call it
+ * as for `mosaic_visit_ambiguous_range`. Not for memory the callback is
+ * about to change or free (a buffer on its own stack).
+ *
+ * # Safety
+ * `tracer` must be NULL or the tracer passed to the running callback, and
+ * `start .. end` readable memory that nothing writes, frees or unmaps until
+ * the collection's marking has ended.
+ */
+void mosaic_defer_ambiguous_range(struct mosaic_tracer *tracer, const void *start, const void *end);
 
 /**
  * The error code of the last call on this thread that reports errors:

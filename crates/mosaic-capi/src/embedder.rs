@@ -146,11 +146,13 @@ pub struct mosaic_embedder {
 }
 
 /// The collector's side of tracing (opaque); pass it to `mosaic_visit`,
-/// `mosaic_visit_ambiguous` and `mosaic_visit_ambiguous_range`.
+/// `mosaic_visit_ambiguous`, `mosaic_visit_ambiguous_range` and
+/// `mosaic_defer_ambiguous_range`.
 pub struct mosaic_tracer {
     visit: unsafe fn(*mut c_void, *mut *mut u8),
     visit_ambiguous: unsafe fn(*mut c_void, usize),
     visit_ambiguous_range: unsafe fn(*mut c_void, *const usize, *const usize),
+    defer_ambiguous_range: unsafe fn(*mut c_void, *const usize, *const usize),
     inner: *mut c_void,
 }
 
@@ -184,11 +186,23 @@ unsafe fn visit_ambiguous_range_thunk<T: Tracer>(
     unsafe { (*(inner as *mut T)).visit_ambiguous_range(start, end) }
 }
 
+unsafe fn defer_ambiguous_range_thunk<T: Tracer>(
+    inner: *mut c_void,
+    start: *const usize,
+    end: *const usize,
+) {
+    // SAFETY: `inner` as above; `start..end` is readable, aligned and
+    // unchanged until marking ends (vouched for by the caller of
+    // mosaic_defer_ambiguous_range, bounds checked there).
+    unsafe { (*(inner as *mut T)).defer_ambiguous_range(start, end) }
+}
+
 fn with_tracer<T: Tracer>(t: &mut T, f: impl FnOnce(*mut mosaic_tracer)) {
     let mut ct = mosaic_tracer {
         visit: visit_thunk::<T>,
         visit_ambiguous: visit_ambiguous_thunk::<T>,
         visit_ambiguous_range: visit_ambiguous_range_thunk::<T>,
+        defer_ambiguous_range: defer_ambiguous_range_thunk::<T>,
         inner: t as *mut T as *mut c_void,
     };
     f(&mut ct)
@@ -328,25 +342,62 @@ pub unsafe extern "C" fn mosaic_visit_ambiguous_range(
     start: *const c_void,
     end: *const c_void,
 ) {
-    const WORD: usize = std::mem::size_of::<usize>();
-    if tracer.is_null() || start.is_null() || end.is_null() {
+    if tracer.is_null() {
         return;
     }
-    let Some(first) = (start as usize)
-        .checked_add(WORD - 1)
-        .map(|a| a & !(WORD - 1))
-    else {
+    if let Some((first, last)) = word_bounds(start, end) {
+        // SAFETY: per this function's contract; the bounds are aligned and
+        // within the readable range.
+        unsafe { ((*tracer).visit_ambiguous_range)((*tracer).inner, first, last) }
+    }
+}
+
+/// `mosaic_visit_ambiguous_range` for memory that stays readable and
+/// unchanged until the collection's marking ends (your program's data,
+/// a table of constants, a stopped thread's stack segment): the collector
+/// may queue the range and scan it later, in pieces, on any GC worker, so
+/// that a large root range is shared out among the workers instead of
+/// holding one while the others wait. Bounds, errors and where to call it
+/// as for `mosaic_visit_ambiguous_range`. Not for memory the callback is
+/// about to change or free (a buffer on its own stack).
+///
+/// # Safety
+/// `tracer` must be NULL or the tracer passed to the running callback, and
+/// `start .. end` readable memory that nothing writes, frees or unmaps until
+/// the collection's marking has ended.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_defer_ambiguous_range(
+    tracer: *mut mosaic_tracer,
+    start: *const c_void,
+    end: *const c_void,
+) {
+    if tracer.is_null() {
         return;
-    };
+    }
+    if let Some((first, last)) = word_bounds(start, end) {
+        // SAFETY: per this function's contract; the bounds are aligned and
+        // within the readable range.
+        unsafe { ((*tracer).defer_ambiguous_range)((*tracer).inner, first, last) }
+    }
+}
+
+/// `start` rounded up and `end` down to whole words (keeping the pointers'
+/// provenance); `None` for a NULL bound or an empty or reversed range.
+fn word_bounds(start: *const c_void, end: *const c_void) -> Option<(*const usize, *const usize)> {
+    const WORD: usize = std::mem::size_of::<usize>();
+    if start.is_null() || end.is_null() {
+        return None;
+    }
+    let first = (start as usize)
+        .checked_add(WORD - 1)
+        .map(|a| a & !(WORD - 1))?;
     let last = end as usize & !(WORD - 1);
     if first >= last {
-        return;
+        return None;
     }
     // The rounded bounds stay inside `start .. end`, whose provenance they
     // keep.
     let first = start.cast::<u8>().wrapping_add(first - start as usize);
     let last = end.cast::<u8>().wrapping_sub(end as usize - last);
-    // SAFETY: per this function's contract; the bounds are aligned and
-    // within the readable range.
-    unsafe { ((*tracer).visit_ambiguous_range)((*tracer).inner, first.cast(), last.cast()) }
+    Some((first.cast(), last.cast()))
 }

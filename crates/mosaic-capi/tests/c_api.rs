@@ -159,6 +159,14 @@ fn conservatively_traced_objects_keep_what_their_words_point_into() {
     assert_eq!(run_c_test("conservative_objects").trim(), "0 failures");
 }
 
+/// A large root range given with `mosaic_defer_ambiguous_range` keeps
+/// exactly what its words point into, on one GC worker and on two (where
+/// it is queued in pieces and shared out).
+#[test]
+fn a_deferred_root_range_keeps_exactly_what_it_points_into() {
+    assert_eq!(run_c_test("deferred_roots").trim(), "0 failures");
+}
+
 /// Events arrive START, MARK_END, END with their reason and figures.
 #[test]
 fn gc_events_arrive_in_order_with_reasons_and_figures() {

@@ -45,7 +45,11 @@ pub fn scan<T: Tracer>(t: &mut T) {
         for (a, b) in subtract((lo, hi), &excluded) {
             // SAFETY: a mapped, writable segment of a loaded object (or a
             // range the program registered as readable), word-aligned.
-            unsafe { t.visit_ambiguous_range(a as *const usize, b as *const usize) };
+            // Deferred (queued for any GC worker, as bdwgc's marker queues
+            // its roots): every registered thread is stopped until the
+            // marking ends, and the program may not unload a library or
+            // free a registered range meanwhile, under bdwgc either.
+            unsafe { t.defer_ambiguous_range(a as *const usize, b as *const usize) };
         }
     }
     if let Some(set) = UNCOLLECTABLE.lock().as_ref() {

@@ -45,6 +45,25 @@ pub trait Tracer {
             p = unsafe { p.add(1) };
         }
     }
+
+    /// [`Tracer::visit_ambiguous_range`] for a range that stays as it is
+    /// for the rest of the collection's marking: the marker may queue it
+    /// and scan it later, in pieces, on any GC worker (as bdwgc's
+    /// `GC_push_all` does), so that one large root range (a program's data
+    /// segments, a runtime's tables of constants) is shared out instead of
+    /// holding one worker while the others wait. Other tracers scan it at
+    /// once. For memory that may change or go away once the callback
+    /// returns (a buffer on the callback's own stack, the collecting
+    /// thread's own frames), use `visit_ambiguous_range`.
+    ///
+    /// # Safety
+    /// As for `visit_ambiguous_range`, and `start..end` stays readable, and
+    /// its words unchanged, until the collection's marking has ended: no
+    /// thread writes it, frees it or unmaps it during the pause.
+    unsafe fn defer_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
+        // SAFETY: the caller's promise covers the immediate scan too.
+        unsafe { self.visit_ambiguous_range(start, end) }
+    }
 }
 
 /// The mutator whose roots [`Embedder::mutator_roots`] asks for.

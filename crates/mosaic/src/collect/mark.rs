@@ -15,7 +15,9 @@
 //! a chunk at a time: its first chunk now, the rest queued as ranges that
 //! are split again when popped (as bdwgc splits large objects). The mark
 //! stack then holds one chunk's referents, not an array's, and the chunks
-//! of one large array are shared among parallel workers.
+//! of one large array are shared among parallel workers. A root range the
+//! embedder defers (`Tracer::defer_ambiguous_range`: memory that stays as
+//! it is until marking ends) is queued the same way, whole.
 
 use super::own_marks::{self, OwnMarks};
 use crate::embedder::{Embedder, Tracer};
@@ -329,7 +331,10 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
                     split |= end - start >= CHUNK_BYTES;
                     // SAFETY: the entry was made by `mark` (or by
                     // `push_rest`) from an allocated, now marked, object
-                    // that `start..end` lies in: mapped, readable, aligned.
+                    // that `start..end` lies in, or by
+                    // `defer_ambiguous_range` from a root range that stays
+                    // readable until marking ends: mapped, readable,
+                    // aligned.
                     unsafe {
                         self.visit_ambiguous_range(start as *const usize, end as *const usize)
                     }
@@ -374,17 +379,23 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
     #[cold]
     fn push_rest(&mut self, start: usize, end: usize) -> usize {
         let first = start + CHUNK_BYTES;
-        let piece = (end - first)
+        self.push_range(first, end);
+        first
+    }
+
+    /// Queues `start..end` (8-aligned, below 2^48, not empty) as
+    /// `SPLIT_PIECES` sized entries or fewer, lowest first on top.
+    fn push_range(&mut self, start: usize, end: usize) {
+        let piece = (end - start)
             .div_ceil(SPLIT_PIECES)
             .next_multiple_of(8)
             .clamp(CHUNK_BYTES, MAX_ENTRY_WORDS << 3);
         let mut to = end;
-        while to > first {
-            let from = first.max(to - piece);
+        while to > start {
+            let from = start.max(to - piece);
             self.stack.push(range_entry(from, (to - from) >> 3));
             to = from;
         }
-        first
     }
 }
 
@@ -497,6 +508,24 @@ impl<const WATCH: bool, const OWN: bool> Tracer for Marker<'_, WATCH, OWN> {
             if self.record_pins {
                 self.pins.push(start);
             }
+        }
+    }
+
+    /// A range longer than two chunks goes on the mark stack in pieces
+    /// (sized entries, as a split large object's), which draining scans
+    /// and parallel marking shares out; a shorter one is scanned now.
+    unsafe fn defer_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
+        let (s, e) = (start as usize, end as usize);
+        if self.sized_entries()
+            && s & 7 == 0
+            && e & 7 == 0
+            && e > s + 2 * CHUNK_BYTES
+            && e <= ENTRY_ADDR
+        {
+            self.push_range(s, e);
+        } else {
+            // SAFETY: the caller's promise covers the immediate scan too.
+            unsafe { self.visit_ambiguous_range(start, end) }
         }
     }
 

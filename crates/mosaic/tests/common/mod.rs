@@ -60,11 +60,19 @@ pub struct TestVm {
     pub roots_hook: Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
     /// Words reported to `roots` as an ambiguous range (a fake C stack).
     pub ambiguous: Mutex<Vec<usize>>,
+    /// Report `ambiguous` with `Tracer::defer_ambiguous_range` instead: its
+    /// words copied, far apart, into `deferred` (long enough for the marker
+    /// to queue it in pieces), which stays as it is until the next `roots`.
+    pub defer_ambiguous: std::sync::atomic::AtomicBool,
+    deferred: Mutex<Vec<usize>>,
     /// Every `on_move`: (from, to, old size, new size).
     pub moves: std::sync::Arc<Mutex<Vec<Move>>>,
     /// `resize` answers: object id → the size it wants.
     pub resize_to: Mutex<std::collections::HashMap<u64, usize>>,
 }
+
+/// Words of `TestVm::deferred` per ambiguous word.
+const DEFER_SPREAD: usize = 40;
 
 pub type TestHeap = Heap<TestVm>;
 pub type TestMutator = Mutator<TestVm>;
@@ -117,6 +125,21 @@ unsafe impl Embedder for TestVm {
             *g = p as usize;
         }
         let words = self.ambiguous.lock();
+        if self.defer_ambiguous.load(Ordering::Relaxed) {
+            // A root range that outlives this call: rebuilt only here (the
+            // next pause's roots, or verify mode's walk after marking).
+            let mut deferred = self.deferred.lock();
+            deferred.clear();
+            deferred.resize((words.len() * DEFER_SPREAD).max(3 << 10), 0);
+            for (i, &w) in words.iter().enumerate() {
+                deferred[i * DEFER_SPREAD + i % DEFER_SPREAD] = w;
+            }
+            let range = deferred.as_ptr_range();
+            // SAFETY: the vector's own words; nothing changes or frees them
+            // until `roots` runs again, after this collection's marking.
+            unsafe { t.defer_ambiguous_range(range.start, range.end) };
+            return;
+        }
         let range = words.as_ptr_range();
         // SAFETY: the vector's own words, readable while locked.
         unsafe { t.visit_ambiguous_range(range.start, range.end) };
