@@ -276,3 +276,89 @@ fn workers_marking_neighbouring_objects_at_once_lose_no_mark() {
         }
     }
 }
+
+/// A small heap whose marking is slow (0.5 ms or more on one thread: a
+/// runtime's mark procedures, megabytes of root ranges) is marked on every
+/// worker from the next collection on, and goes back to the collecting
+/// thread alone once marking is quick again; the pause timeline shows one
+/// `roots` span per worker that ran a collection.
+#[test]
+fn slow_marking_of_a_small_heap_moves_to_every_worker_and_back() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let path = std::env::temp_dir().join(format!("mosaic-par-rule-{}.json", std::process::id()));
+    let slow = Arc::new(AtomicBool::new(true));
+    {
+        let heap = heap(Config {
+            gc_threads: 2,
+            // Far more than this heap holds: only the time rule applies.
+            parallel_min_live: 1 << 30,
+            trace: Some(path.clone()),
+            ..small_config()
+        });
+        let s = slow.clone();
+        *heap.embedder().roots_hook.lock() = Some(Box::new(move || {
+            if s.load(Relaxed) {
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_millis(2) {
+                    std::hint::spin_loop();
+                }
+            }
+        }));
+        let mut m = heap.mutator().unwrap();
+        let keep = m.empty_root();
+        for i in 0..100u64 {
+            let p = new_pair(&mut m, i, keep.get(), None).unwrap();
+            keep.set(Some(p));
+        }
+        // 1: serial (nothing measured yet), slow. 2: parallel, slow.
+        // 3: parallel (2's marking was slow), quick. Then serial again
+        // (at once, unless waking the worker made 3 look slow too).
+        for n in 1..=10 {
+            if n == 3 {
+                slow.store(false, Relaxed);
+            }
+            m.collect();
+        }
+        drop(m);
+        heap.write_trace().unwrap();
+    }
+    let text = std::fs::read_to_string(&path).expect("the trace was written");
+    let _ = std::fs::remove_file(&path);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let spans: Vec<(&str, f64, f64)> = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| {
+            let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+            (e["name"].as_str().unwrap(), ts, dur)
+        })
+        .collect();
+    let per_pause: Vec<usize> = spans
+        .iter()
+        .filter(|s| s.0 == "pause")
+        .map(|p| {
+            let within = |s: &&(&str, f64, f64)| s.1 >= p.1 && s.1 <= p.1 + p.2;
+            spans
+                .iter()
+                .filter(|s| s.0 == "roots")
+                .filter(within)
+                .count()
+        })
+        .collect();
+    assert_eq!(per_pause.len(), 10);
+    assert_eq!(
+        per_pause[..3],
+        [1, 2, 2],
+        "roots spans per pause: {per_pause:?}"
+    );
+    assert!(
+        per_pause[3..].contains(&1),
+        "quick marking goes back to one thread: {per_pause:?}"
+    );
+    assert!(per_pause.iter().all(|&n| n == 1 || n == 2), "{per_pause:?}");
+}

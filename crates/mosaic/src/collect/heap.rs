@@ -9,10 +9,10 @@
 //! `cycle.rs`: the phases import the state, `cycle.rs` imports the phases.
 
 use std::sync::atomic::{
-    AtomicUsize,
+    AtomicU64, AtomicUsize,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::callbacks::{in_callback, PanicSlot};
 use super::counters::GcCounters;
@@ -83,7 +83,20 @@ pub struct HeapCore<E: Embedder> {
     /// of that cycle's target, in 1/1024ths (at least 1024): how much
     /// room in pages a target's bytes take (`trim_step`).
     page_ratio: AtomicUsize,
+    /// The last collection's marking (roots, closure, weak phases) as one
+    /// thread would have taken it, in ns: its time, times the workers it
+    /// ran on (`is_small`).
+    mark_work_ns: AtomicU64,
 }
+
+/// A collection runs on every GC worker, however little the previous one
+/// found live, if that one's marking took this long on one thread: its
+/// work per live byte is high (mark procedures, conservative objects,
+/// megabytes of root ranges), and the workers repay their wake-up. Guile's
+/// threads load (0.9 MB live, 0.65 ms of marking a pause) ran 5–13%
+/// faster on two workers; the suite's `threads` (0.25 ms) and n-queens
+/// (10 µs) ran slower (BENCHMARKS.md, eleventh session).
+pub const PARALLEL_MIN_MARK: Duration = Duration::from_micros(500);
 
 /// Most pages one sweep step decommits (each run is an `madvise`). With
 /// 16, decommitting made the longest steps of a one-thread soak about
@@ -144,6 +157,7 @@ impl<E: Embedder> HeapCore<E> {
             sweep_cursor: AtomicUsize::new(0),
             sweepers: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
+            mark_work_ns: AtomicU64::new(0),
             pins: Pins::default(),
             keep: KeepPages::default(),
             generations: Generations::new(generational),
@@ -226,13 +240,27 @@ impl<E: Embedder> HeapCore<E> {
 
     /// Whether the next collection is small enough for the collecting
     /// thread alone (`Config::parallel_min_live`): the previous one found
-    /// less live than that, and the heap has committed less than 8 times
-    /// as much.
+    /// less live than that, the heap has committed less than 8 times as
+    /// much, and the previous marking took less than [`PARALLEL_MIN_MARK`]
+    /// on one thread.
     pub fn is_small(&self) -> bool {
         let min = self.config.parallel_min_live as u64;
         let live = self.counters.last_marked_bytes.load(Relaxed);
         let committed = (self.resource.committed_pages() * PAGE_SIZE) as u64;
-        live < min && committed < min.saturating_mul(8)
+        let work = self.mark_work_ns.load(Relaxed);
+        live < min
+            && committed < min.saturating_mul(8)
+            && work < PARALLEL_MIN_MARK.as_nanos() as u64
+    }
+
+    /// Records how long this collection's marking took on the workers it
+    /// ran on, for [`HeapCore::is_small`]. (On several workers the product
+    /// overstates one thread's time: a collection that went parallel stays
+    /// so a little longer than it needed to, never the other way.)
+    pub fn note_mark_time(&self, time: Duration) {
+        let ns = time.as_nanos().min(u64::MAX as u128) as u64;
+        let work = ns.saturating_mul(self.workers.count() as u64);
+        self.mark_work_ns.store(work, Relaxed);
     }
 
     /// Notes how many pages the ending cycle's target took (at the start
