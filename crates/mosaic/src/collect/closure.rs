@@ -47,6 +47,10 @@ pub struct Marked {
     pub objects: usize,
     pub bytes: usize,
     pub time: Duration,
+    /// The marking's work as one thread would do it (the strong closure's
+    /// busy time on every worker, then the weak phases), which decides
+    /// whether the next collection is parallel (`HeapCore::is_small`).
+    pub work: Duration,
     /// Finalizers chosen by this collection.
     pub finalizers: usize,
     /// Of `bytes`, what only finalization kept: the objects whose finalizer
@@ -64,6 +68,9 @@ pub struct Marked {
 /// [`weak_phases`].
 pub struct Strong<'h> {
     start: Instant,
+    /// The closure's work as one thread would do it: its time when
+    /// serial, the workers' busy time summed when parallel.
+    work: Duration,
     weak: WeakPause<'h>,
     marker: Marker<'h>,
 }
@@ -82,18 +89,22 @@ pub fn strong_closure<'h, E: Embedder>(
     let mut marker = Marker::new(table)
         .generational(core.config.generational)
         .recording_pins(pins);
-    if core.workers.count() > 1 {
-        (marker.marked, marker.marked_bytes, marker.pins) =
+    let work = if core.workers.count() > 1 {
+        let busy;
+        (marker.marked, marker.marked_bytes, marker.pins, busy) =
             par_mark::strong_closure(core, handles, pins);
+        busy
     } else {
         scan_marking_roots(core, handles, &mut marker);
         core.span("roots", start, None);
         let t = Instant::now();
         marker.drain(&core.embedder);
         core.span("mark", t, Some(("objects", marker.marked as u64)));
-    }
+        start.elapsed()
+    };
     Strong {
         start,
+        work,
         weak,
         marker,
     }
@@ -104,6 +115,7 @@ pub fn strong_closure<'h, E: Embedder>(
 pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marked {
     let Strong {
         start,
+        work,
         weak,
         mut marker,
     } = strong;
@@ -164,6 +176,7 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         objects,
         bytes,
         time: start.elapsed(),
+        work: work + weak_start.elapsed(),
         finalizers,
         finalization_bytes,
         pins,

@@ -103,7 +103,7 @@ fn pause<E: Embedder>(
         Ok(r) => r,
         Err(p) => abandon(core, panics, p),
     };
-    core.note_mark_time(marked.time);
+    core.note_mark_work(marked.work);
     core.events.emit(&mut panics, || GcEvent::MarkEnd {
         number,
         marked_objects: marked.objects as u64,

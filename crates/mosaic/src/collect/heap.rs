@@ -84,8 +84,7 @@ pub struct HeapCore<E: Embedder> {
     /// room in pages a target's bytes take (`trim_step`).
     page_ratio: AtomicUsize,
     /// The last collection's marking (roots, closure, weak phases) as one
-    /// thread would have taken it, in ns: its time, times the workers it
-    /// ran on (`is_small`).
+    /// thread would have taken it, in ns (`Marked::work`, for `is_small`).
     mark_work_ns: AtomicU64,
 }
 
@@ -253,14 +252,14 @@ impl<E: Embedder> HeapCore<E> {
             && work < PARALLEL_MIN_MARK.as_nanos() as u64
     }
 
-    /// Records how long this collection's marking took on the workers it
-    /// ran on, for [`HeapCore::is_small`]. (On several workers the product
-    /// overstates one thread's time: a collection that went parallel stays
-    /// so a little longer than it needed to, never the other way.)
-    pub fn note_mark_time(&self, time: Duration) {
-        let ns = time.as_nanos().min(u64::MAX as u128) as u64;
-        let work = ns.saturating_mul(self.workers.count() as u64);
-        self.mark_work_ns.store(work, Relaxed);
+    /// Records how long this collection's marking would have taken on one
+    /// thread (`Marked::work`: on several workers their busy time, not
+    /// their wake-ups or their waits for work, which would keep a quick
+    /// collection parallel on a loaded machine), for
+    /// [`HeapCore::is_small`].
+    pub fn note_mark_work(&self, work: Duration) {
+        let ns = work.as_nanos().min(u64::MAX as u128) as u64;
+        self.mark_work_ns.store(ns, Relaxed);
     }
 
     /// Notes how many pages the ending cycle's target took (at the start

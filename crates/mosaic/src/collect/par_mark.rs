@@ -27,7 +27,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use parking_lot::Mutex;
@@ -54,17 +54,22 @@ struct Share {
     next_task: AtomicUsize,
     /// Objects and bytes marked, summed over the workers.
     marked: Mutex<(usize, usize, Vec<usize>)>,
+    /// Time the workers spent on roots and marking, not waiting for work
+    /// (nor for their wake-up), summed.
+    busy: Mutex<Duration>,
 }
 
 /// Marks everything reachable from the strong roots on every GC worker.
-/// Returns the objects and bytes marked and the objects ambiguous words
-/// pinned (when `pins`). A panic from embedder code propagates once every worker has
-/// stopped.
+/// Returns the objects and bytes marked, the objects ambiguous words
+/// pinned (when `pins`), and the workers' busy time summed (roots,
+/// marking and the merge, not waiting for work or for a wake-up: about
+/// what one thread would have taken). A panic from embedder code
+/// propagates once every worker has stopped.
 pub fn strong_closure<E: Embedder>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
     pins: bool,
-) -> (usize, usize, Vec<usize>) {
+) -> (usize, usize, Vec<usize>, Duration) {
     let n = core.workers.count();
     let deques: Vec<Worker<usize>> = (0..n).map(|_| Worker::new_lifo()).collect();
     let share = Share {
@@ -74,6 +79,7 @@ pub fn strong_closure<E: Embedder>(
         term: Termination::new(n),
         next_task: AtomicUsize::new(0),
         marked: Mutex::new((0, 0, Vec::new())),
+        busy: Mutex::new(Duration::ZERO),
     };
     let owns = own_marks_for(core, n);
     core.workers.run(&|i| {
@@ -113,6 +119,7 @@ pub fn strong_closure<E: Embedder>(
         t.2.append(&mut found);
     });
     let (mut objects, mut bytes, pins) = share.marked.into_inner();
+    let mut busy = share.busy.into_inner();
     if let Some(owns) = owns {
         // Every worker is done: the shared bits get the union of theirs,
         // and the counts come from it (a worker's own count may include
@@ -121,9 +128,10 @@ pub fn strong_closure<E: Embedder>(
         let mut owns: Vec<OwnMarks> = owns.into_iter().filter_map(|o| o.into_inner()).collect();
         (objects, bytes) = merge_all(&mut owns, &core.table);
         core.span("merge marks", t, None);
+        busy += t.elapsed();
         core.own_marks.lock().append(&mut owns);
     }
-    (objects, bytes, pins)
+    (objects, bytes, pins, busy)
 }
 
 /// Own mark bits for each of `n` workers, from the heap's pool (made on
@@ -168,12 +176,13 @@ fn work<E: Embedder, const OWN: bool>(
     // reads this worker's own bits, which a racing store cannot undo.
     let published = OWN.then(|| m.publish_own());
     let r = catch_unwind(AssertUnwindSafe(|| {
-        let t = Instant::now();
+        let start = Instant::now();
         scan_root_tasks(core, handles, share, &mut m);
-        core.span("roots", t, None);
+        core.span("roots", start, None);
         let t = Instant::now();
-        mark_until_done(core, share, deque, me, &mut m);
+        let idle = mark_until_done(core, share, deque, me, &mut m);
         core.span("mark", t, Some(("objects", m.marked as u64)));
+        *share.busy.lock() += start.elapsed().saturating_sub(idle);
     }));
     drop(published);
     (r, m.marked, m.marked_bytes, m.take_pins())
@@ -203,13 +212,16 @@ fn scan_root_tasks<E: Embedder, const OWN: bool>(
     }
 }
 
+/// Marks until every worker is out of work. Returns the time this worker
+/// spent idle, waiting for work to show up.
 fn mark_until_done<E: Embedder, const OWN: bool>(
     core: &HeapCore<E>,
     share: &Share,
     deque: &Worker<usize>,
     me: usize,
     m: &mut Marker<'_, false, OWN>,
-) {
+) -> Duration {
+    let mut idle = Duration::ZERO;
     loop {
         m.drain_sharing(&core.embedder, |stack| {
             // Objects are shared in halves of at least `KEEP`; chunks of a
@@ -223,16 +235,21 @@ fn mark_until_done<E: Embedder, const OWN: bool>(
                 }
             }
         });
-        match find_work(share, deque, me) {
+        match find_work(share, deque, me, &mut idle) {
             Some(o) => m.push(o),
-            None => return,
+            None => return idle,
         }
     }
 }
 
 /// The next object to trace from anywhere, or `None` when marking is done
 /// (or abandoned).
-fn find_work(share: &Share, deque: &Worker<usize>, me: usize) -> Option<usize> {
+fn find_work(
+    share: &Share,
+    deque: &Worker<usize>,
+    me: usize,
+    idle: &mut Duration,
+) -> Option<usize> {
     let n = share.stealers.len();
     loop {
         if share.term.aborted() {
@@ -259,7 +276,10 @@ fn find_work(share: &Share, deque: &Worker<usize>, me: usize) -> Option<usize> {
         }
         // Nothing anywhere: idle until work shows up or everyone is idle.
         let visible = || !share.injector.is_empty() || share.stealers.iter().any(|s| !s.is_empty());
-        if share.term.idle(visible) {
+        let t = Instant::now();
+        let done = share.term.idle(visible);
+        *idle += t.elapsed();
+        if done {
             return None;
         }
     }
