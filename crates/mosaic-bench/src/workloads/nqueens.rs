@@ -95,7 +95,7 @@ fn safe(x1: i32, y1: i32, x2: i32, y2: i32) -> bool {
 
 impl Cells for Ctx<'_> {
     /// `tail` is rooted while the cell is allocated.
-    #[inline]
+    #[inline(always)]
     fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
         let base = self.s.len();
         if let Some(t) = tail {
@@ -187,7 +187,7 @@ struct Conservative<'a> {
 }
 
 impl Cells for Conservative<'_> {
-    #[inline]
+    #[inline(always)]
     fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
         let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
         // Initialised before any other allocation: young, no barrier.
