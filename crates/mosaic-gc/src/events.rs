@@ -160,6 +160,7 @@ pub fn restarting() {
 
 /// The resume hook: the world runs again.
 pub fn resumed() {
+    crate::roots::collecting(false);
     let threads = std::mem::take(&mut *SUSPENDED.lock());
     for t in threads {
         send_thread(THREAD_UNSUSPENDED, t);

@@ -214,14 +214,64 @@ pub extern "C" fn GC_add_roots(low: *mut c_void, high_plus_1: *mut c_void) {
 #[no_mangle]
 pub extern "C" fn GC_remove_roots(low: *mut c_void, high_plus_1: *mut c_void) {
     let (a, b) = (low as usize, high_plus_1 as usize);
-    let mut added = ADDED.lock();
-    let rest: Vec<Range> = added.iter().flat_map(|&r| subtract(r, &[(a, b)])).collect();
-    *added = rest;
+    change_added_outside_pauses(|| {
+        let mut added = ADDED.lock();
+        let rest: Vec<Range> = added.iter().flat_map(|&r| subtract(r, &[(a, b)])).collect();
+        *added = rest;
+    });
 }
 
 #[no_mangle]
 pub extern "C" fn GC_clear_roots() {
-    guarded(|| ADDED.lock().clear());
+    change_added_outside_pauses(|| ADDED.lock().clear());
+}
+
+/// The collecting thread of the pause in progress (`pthread_self`; 0 when
+/// none), set by the stop hook and cleared by the resume hook.
+static COLLECTOR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The stop hook's note that the calling thread collects (see
+/// [`change_added_outside_pauses`]).
+pub fn collecting(on: bool) {
+    // SAFETY: pthread_self has no preconditions.
+    let me = if on {
+        (unsafe { libc::pthread_self() }) as usize
+    } else {
+        0
+    };
+    COLLECTOR.store(me, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Runs `f` (a removal from `ADDED`) when no pause is marking: a pause
+/// queues the added ranges for its markers (`scan`), and the program may
+/// free a range as soon as it has removed it (bdwgc's `GC_remove_roots`
+/// takes the allocation lock, which a collection holds throughout). A
+/// thread of the pause itself (its collector in a callback, a marker in a
+/// mark procedure) does not wait, which would never end.
+fn change_added_outside_pauses(f: impl Fn()) {
+    let pause_on = || crate::heap::heap_if_created().is_some_and(|h| h.stop_sequence() & 1 == 1);
+    // SAFETY: pthread_self has no preconditions.
+    let me = unsafe { libc::pthread_self() } as usize;
+    let ours =
+        || crate::mark::marking() || COLLECTOR.load(std::sync::atomic::Ordering::SeqCst) == me;
+    loop {
+        // Outside `guarded`: a registered thread parks here when signalled.
+        while pause_on() && !ours() {
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
+        // (A pause that starts now reads `ADDED` under its lock, before or
+        // after `f`; one that started since the look above is seen here.)
+        let done = guarded(|| {
+            if pause_on() && !ours() {
+                return false;
+            }
+            f();
+            true
+        });
+        if done {
+            return;
+        }
+    }
 }
 
 #[no_mangle]

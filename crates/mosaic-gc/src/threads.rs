@@ -189,6 +189,7 @@ fn stop_others() {
     let pause = heap().stop_sequence();
     let first = REFRESHED_FOR.swap(pause, SeqCst) != pause;
     if first {
+        crate::roots::collecting(true);
         crate::events::before_stop();
         crate::control::run_start_callback();
         crate::roots::refresh();

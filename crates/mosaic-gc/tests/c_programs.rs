@@ -118,6 +118,23 @@ fn threads_that_never_call_in_are_stopped_and_scanned() {
     all_ok(&run_c("spinning_threads"), 4);
 }
 
+/// A large `GC_add_roots` range (queued in pieces for two markers) keeps
+/// its objects; a thread the collector does not stop removes and unmaps
+/// ranges while collections run, and no collection reads one afterwards.
+#[test]
+fn added_roots_are_marked_on_two_markers_and_removed_safely() {
+    if header_missing() {
+        return;
+    }
+    all_ok(
+        &run_c_with(
+            "added_roots",
+            &[("GC_MARKERS", "2"), ("MOSAIC_PARALLEL_MIN_LIVE", "0")],
+        ),
+        2,
+    );
+}
+
 #[test]
 fn bad_input_gets_a_clear_answer_and_loses_nothing() {
     if header_missing() {

@@ -47,9 +47,10 @@ pub struct Marked {
     pub objects: usize,
     pub bytes: usize,
     pub time: Duration,
-    /// The marking's work as one thread would do it (the strong closure's
-    /// busy time on every worker, then the weak phases), which decides
-    /// whether the next collection is parallel (`HeapCore::is_small`).
+    /// The strong closure's work as one thread would do it (its time when
+    /// serial, the workers' busy time summed when parallel; the weak
+    /// phases, which run on one thread either way, left out): whether the
+    /// next collection of its kind is parallel (`HeapCore::is_small`).
     pub work: Duration,
     /// Finalizers chosen by this collection.
     pub finalizers: usize,
@@ -176,7 +177,7 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         objects,
         bytes,
         time: start.elapsed(),
-        work: work + weak_start.elapsed(),
+        work,
         finalizers,
         finalization_bytes,
         pins,

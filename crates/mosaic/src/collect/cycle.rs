@@ -67,9 +67,6 @@ fn pause<E: Embedder>(
     core.counters.record_safepoint(time_to_safepoint);
     let cpu_at_start = crate::os::process_cpu_time();
     let number = core.counters.collections.load(Relaxed) + 1;
-    // A small heap is collected on this thread alone: waking the GC
-    // workers would cost more than they save.
-    core.workers.set_serial(core.is_small());
     core.note_peak_pages();
     let mut panics = core.finish_sweeping();
     // Explicitly freed slots no mutator reused are free slots from now on.
@@ -91,6 +88,10 @@ fn pause<E: Embedder>(
 
     // Generational mode: minor or full (a full one clears every mark).
     let minor = minor::begin(core, reason, core.compaction_requested(), number);
+    // A small heap is collected on this thread alone: waking the GC
+    // workers would cost more than they save. (No phase has run on them
+    // in this pause yet.)
+    core.workers.set_serial(core.is_small(minor));
     // Whether this collection may compact, decided before marking: only
     // then does marking list what ambiguous words pin. A request made
     // after this point waits for the next collection.
@@ -103,7 +104,7 @@ fn pause<E: Embedder>(
         Ok(r) => r,
         Err(p) => abandon(core, panics, p),
     };
-    core.note_mark_work(marked.work);
+    core.note_mark_work(marked.work, minor);
     core.events.emit(&mut panics, || GcEvent::MarkEnd {
         number,
         marked_objects: marked.objects as u64,

@@ -83,13 +83,14 @@ pub struct HeapCore<E: Embedder> {
     /// of that cycle's target, in 1/1024ths (at least 1024): how much
     /// room in pages a target's bytes take (`trim_step`).
     page_ratio: AtomicUsize,
-    /// The last collection's marking (roots, closure, weak phases) as one
+    /// The last full (0) and minor (1) collection's strong closure as one
     /// thread would have taken it, in ns (`Marked::work`, for `is_small`).
-    mark_work_ns: AtomicU64,
+    mark_work_ns: [AtomicU64; 2],
 }
 
 /// A collection runs on every GC worker, however little the previous one
-/// found live, if that one's marking took this long on one thread: its
+/// found live, if the previous one of its kind (full or minor) took this
+/// long to mark from the roots on one thread: its
 /// work per live byte is high (mark procedures, conservative objects,
 /// megabytes of root ranges), and the workers repay their wake-up. Guile's
 /// threads load (0.9 MB live, 0.65 ms of marking a pause) ran 5–13%
@@ -156,7 +157,7 @@ impl<E: Embedder> HeapCore<E> {
             sweep_cursor: AtomicUsize::new(0),
             sweepers: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
-            mark_work_ns: AtomicU64::new(0),
+            mark_work_ns: [AtomicU64::new(0), AtomicU64::new(0)],
             pins: Pins::default(),
             keep: KeepPages::default(),
             generations: Generations::new(generational),
@@ -237,16 +238,16 @@ impl<E: Embedder> HeapCore<E> {
         }
     }
 
-    /// Whether the next collection is small enough for the collecting
-    /// thread alone (`Config::parallel_min_live`): the previous one found
-    /// less live than that, the heap has committed less than 8 times as
-    /// much, and the previous marking took less than [`PARALLEL_MIN_MARK`]
-    /// on one thread.
-    pub fn is_small(&self) -> bool {
+    /// Whether this collection (`minor` or full) is small enough for the
+    /// collecting thread alone (`Config::parallel_min_live`): the previous
+    /// one found less live than that, the heap has committed less than 8
+    /// times as much, and the previous one of the same kind marked in less
+    /// than [`PARALLEL_MIN_MARK`] on one thread.
+    pub fn is_small(&self, minor: bool) -> bool {
         let min = self.config.parallel_min_live as u64;
         let live = self.counters.last_marked_bytes.load(Relaxed);
         let committed = (self.resource.committed_pages() * PAGE_SIZE) as u64;
-        let work = self.mark_work_ns.load(Relaxed);
+        let work = self.mark_work_ns[usize::from(minor)].load(Relaxed);
         live < min
             && committed < min.saturating_mul(8)
             && work < PARALLEL_MIN_MARK.as_nanos() as u64
@@ -257,9 +258,9 @@ impl<E: Embedder> HeapCore<E> {
     /// their wake-ups or their waits for work, which would keep a quick
     /// collection parallel on a loaded machine), for
     /// [`HeapCore::is_small`].
-    pub fn note_mark_work(&self, work: Duration) {
+    pub fn note_mark_work(&self, work: Duration, minor: bool) {
         let ns = work.as_nanos().min(u64::MAX as u128) as u64;
-        self.mark_work_ns.store(ns, Relaxed);
+        self.mark_work_ns[usize::from(minor)].store(ns, Relaxed);
     }
 
     /// Notes how many pages the ending cycle's target took (at the start

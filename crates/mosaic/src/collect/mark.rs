@@ -392,7 +392,11 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
             .clamp(CHUNK_BYTES, MAX_ENTRY_WORDS << 3);
         let mut to = end;
         while to > start {
-            let from = start.max(to - piece);
+            let from = if to - start > piece {
+                to - piece
+            } else {
+                start
+            };
             self.stack.push(range_entry(from, (to - from) >> 3));
             to = from;
         }
@@ -517,10 +521,11 @@ impl<const WATCH: bool, const OWN: bool> Tracer for Marker<'_, WATCH, OWN> {
     unsafe fn defer_ambiguous_range(&mut self, start: *const usize, end: *const usize) {
         let (s, e) = (start as usize, end as usize);
         if self.sized_entries()
+            && e <= ENTRY_ADDR
             && s & 7 == 0
             && e & 7 == 0
-            && e > s + 2 * CHUNK_BYTES
-            && e <= ENTRY_ADDR
+            && e > s
+            && e - s > 2 * CHUNK_BYTES
         {
             self.push_range(s, e);
         } else {

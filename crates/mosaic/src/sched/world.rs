@@ -364,7 +364,7 @@ impl World {
             MutexGuard::unlocked(&mut s, || hook());
         }
         let started = Instant::now();
-        let mut hooked = started;
+        let mut last_hook = started;
         let mut warned = false;
         loop {
             // (Read before the check: an acknowledgement after it changes
@@ -377,8 +377,8 @@ impl World {
             // that must not stop) and left that call without stopping: ask
             // again, as the Boehm collector retries its signals.
             if let Some(hook) = &hook {
-                if hooked.elapsed() >= HOOK_RETRY {
-                    hooked = Instant::now();
+                if last_hook.elapsed() >= HOOK_RETRY {
+                    last_hook = Instant::now();
                     MutexGuard::unlocked(&mut s, || hook());
                     continue;
                 }

@@ -127,7 +127,8 @@ unsafe impl Embedder for TestVm {
         let words = self.ambiguous.lock();
         if self.defer_ambiguous.load(Ordering::Relaxed) {
             // A root range that outlives this call: rebuilt only here (the
-            // next pause's roots, or verify mode's walk after marking).
+            // next pause's roots, or verify mode's walk and compaction's
+            // update, both after marking).
             let mut deferred = self.deferred.lock();
             deferred.clear();
             deferred.resize((words.len() * DEFER_SPREAD).max(3 << 10), 0);
