@@ -656,13 +656,9 @@ fn run_with(config: Config, ops: &[Op], late_panics: bool) {
 fn run_once(config: Config, ops: &[Op], late_panics: bool) {
     quiet_expected_panics();
     let mut h = Harness::new(config, late_panics);
-    // Half the cases report the ambiguous roots as a deferred range, which
-    // the marker queues in pieces (and parallel marking shares out).
-    let defer = (ops.len() / 2) % 2 == 1;
-    h.heap
-        .embedder()
-        .defer_ambiguous
-        .store(defer, std::sync::atomic::Ordering::Relaxed);
+    // Half the cases report the ambiguous roots as a deferred range.
+    let defer = &h.heap.embedder().defer_ambiguous;
+    defer.store((ops.len() / 2) % 2 == 1, Relaxed);
     for (i, op) in ops.iter().enumerate() {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.apply_op(op)));
         if let Err(p) = r {
