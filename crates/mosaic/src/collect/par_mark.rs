@@ -52,11 +52,10 @@ struct Share {
     term: Termination,
     /// The next root task to take.
     next_task: AtomicUsize,
-    /// Objects and bytes marked, summed over the workers.
-    marked: Mutex<(usize, usize, Vec<usize>)>,
-    /// Time the workers spent on roots and marking, not waiting for work
-    /// (nor for their wake-up), summed.
-    busy: Mutex<Duration>,
+    /// Objects, bytes and pins marked, and the time spent on roots and
+    /// marking (not waiting for work, nor for a wake-up), summed over the
+    /// workers.
+    marked: Mutex<(usize, usize, Vec<usize>, Duration)>,
 }
 
 /// Marks everything reachable from the strong roots on every GC worker.
@@ -78,14 +77,13 @@ pub fn strong_closure<E: Embedder>(
         deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
         term: Termination::new(n),
         next_task: AtomicUsize::new(0),
-        marked: Mutex::new((0, 0, Vec::new())),
-        busy: Mutex::new(Duration::ZERO),
+        marked: Mutex::new((0, 0, Vec::new(), Duration::ZERO)),
     };
     let owns = own_marks_for(core, n);
     core.workers.run(&|i| {
         let deque = share.deques[i].lock().take().expect("one deque per worker");
         let mut own = owns.as_ref().and_then(|o| o[i].lock().take());
-        let (r, marked, bytes, mut found) = match own.as_mut() {
+        let (r, marked, bytes, mut found, busy) = match own.as_mut() {
             Some(o) => work(
                 core,
                 handles,
@@ -117,9 +115,9 @@ pub fn strong_closure<E: Embedder>(
         t.0 += marked;
         t.1 += bytes;
         t.2.append(&mut found);
+        t.3 += busy;
     });
-    let (mut objects, mut bytes, pins) = share.marked.into_inner();
-    let mut busy = share.busy.into_inner();
+    let (mut objects, mut bytes, pins, mut busy) = share.marked.into_inner();
     if let Some(owns) = owns {
         // Every worker is done: the shared bits get the union of theirs,
         // and the counts come from it (a worker's own count may include
@@ -157,9 +155,10 @@ fn own_marks_for<E: Embedder>(
 }
 
 /// One worker's roots and marking with `m` (listing pins when `pins`).
-/// Returns how it ended (a panic from embedder code is caught), and the
+/// Returns how it ended (a panic from embedder code is caught), the
 /// objects, bytes and pins marked (with own bits the counts are replaced
-/// by the merge's, which counts an object two workers marked once).
+/// by the merge's, which counts an object two workers marked once), and
+/// its time on roots and marking less its waits for work.
 fn work<E: Embedder, const OWN: bool>(
     core: &HeapCore<E>,
     handles: &[Arc<RootTable>],
@@ -168,24 +167,25 @@ fn work<E: Embedder, const OWN: bool>(
     me: usize,
     pins: bool,
     m: Marker<'_, false, OWN>,
-) -> (std::thread::Result<()>, usize, usize, Vec<usize>) {
+) -> (std::thread::Result<()>, usize, usize, Vec<usize>, Duration) {
     let mut m = m
         .generational(core.config.generational)
         .recording_pins(pins);
     // `Heap::is_marked` on this thread (a mark procedure's question) also
     // reads this worker's own bits, which a racing store cannot undo.
     let published = OWN.then(|| m.publish_own());
+    let start = Instant::now();
+    let mut idle = Duration::ZERO;
     let r = catch_unwind(AssertUnwindSafe(|| {
-        let start = Instant::now();
         scan_root_tasks(core, handles, share, &mut m);
         core.span("roots", start, None);
         let t = Instant::now();
-        let idle = mark_until_done(core, share, deque, me, &mut m);
+        idle = mark_until_done(core, share, deque, me, &mut m);
         core.span("mark", t, Some(("objects", m.marked as u64)));
-        *share.busy.lock() += start.elapsed().saturating_sub(idle);
     }));
     drop(published);
-    (r, m.marked, m.marked_bytes, m.take_pins())
+    let busy = start.elapsed().saturating_sub(idle);
+    (r, m.marked, m.marked_bytes, m.take_pins(), busy)
 }
 
 fn scan_root_tasks<E: Embedder, const OWN: bool>(
