@@ -45,6 +45,16 @@ impl ShadowStack {
         self.slots[i].store(obj.addr(), Relaxed);
     }
 
+    /// Writes slot `i` whether or not it is in use: a frame's slot,
+    /// written before [`ShadowStack::truncate`] makes it a root by raising
+    /// the length above it. (For embedders that keep their stack pointer
+    /// in a local and publish it only before an allocation, as compiled
+    /// code does; the collector reads only slots below the length.)
+    #[inline(always)]
+    pub fn put(&self, i: usize, obj: ObjRef) {
+        self.slots[i].store(obj.addr(), Relaxed);
+    }
+
     #[inline(always)]
     pub fn truncate(&self, len: usize) {
         self.top.store(len, Relaxed);

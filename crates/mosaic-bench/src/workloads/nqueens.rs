@@ -34,10 +34,19 @@ pub fn solutions(n: u32) -> u64 {
     }
 }
 
+/// The search with precise roots: every cell a frame still needs after an
+/// allocation is in a shadow-stack slot. Like compiled code, each frame
+/// keeps its slots at fixed offsets from a stack pointer it holds in a
+/// local (`sp`: the first slot it may use) and publishes the stack's length
+/// only right before an allocation, the one point where a collection can
+/// start. The published length then covers exactly the slots of the live
+/// frames, each written before it was published.
 struct Ctx<'a> {
     m: &'a mut Mutator<ConsVm>,
     s: &'a ShadowStack,
     gen: Gen,
+    /// The first free slot for `cons` (set by `search` before `filter`).
+    sp: usize,
 }
 
 #[inline]
@@ -94,17 +103,10 @@ fn safe(x1: i32, y1: i32, x2: i32, y2: i32) -> bool {
 }
 
 impl Cells for Ctx<'_> {
-    /// `tail` is rooted while the cell is allocated.
+    /// `tail` is rooted (in slot `sp`) while the cell is allocated.
     #[inline(always)]
     fn cons(&mut self, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
-        let base = self.s.len();
-        if let Some(t) = tail {
-            self.s.push(t);
-        }
-        let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
-        self.s.truncate(base);
-        // Initialised before any other allocation: young, no barrier.
-        init_cell(c, x, y, tail)
+        self.cons_at(self.sp, x, y, tail)
     }
 }
 
@@ -118,24 +120,44 @@ impl Ctx<'_> {
         n
     }
 
-    fn search(&mut self, n: u32, qs: Option<ObjRef>, ps: Option<ObjRef>, a: u64) -> u64 {
+    /// A new cell in front of `tail`, allocated with the slots below `sp`
+    /// (and `tail`, in slot `sp`) published as roots.
+    #[inline(always)]
+    fn cons_at(&mut self, sp: usize, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
+        let mut top = sp;
+        if let Some(t) = tail {
+            self.s.put(top, t);
+            top += 1;
+        }
+        self.s.truncate(top);
+        let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
+        // Initialised before any other allocation: young, no barrier.
+        init_cell(c, x, y, tail)
+    }
+
+    /// Counts solutions; the caller's cells are in the slots below `sp`.
+    fn search(&mut self, sp: usize, n: u32, qs: Option<ObjRef>, ps: Option<ObjRef>, a: u64) -> u64 {
         let Some(c) = ps else {
             return if Self::length(qs) == n { a + 1 } else { a };
         };
-        let base = self.s.len();
+        // `qs` and `c` are used after the first search, which allocates.
+        let mut top = sp;
         if let Some(q) = qs {
-            self.s.push(q);
+            self.s.put(top, q);
+            top += 1;
         }
-        self.s.push(c);
+        self.s.put(top, c);
+        top += 1;
         let rest = next(c);
-        let a = self.search(n, qs, rest, a);
+        let a = self.search(top, n, qs, rest, a);
         let (x, y) = xy(c);
-        let qs2 = self.cons(x, y, qs);
-        self.s.push(qs2);
+        let qs2 = self.cons_at(top, x, y, qs);
+        // `qs2` is used after `filter`, which allocates (`rest` is
+        // reachable from `c`).
+        self.s.put(top, qs2);
+        self.sp = top + 1;
         let filtered = self.filter(x, y, rest);
-        let a = self.search(n, Some(qs2), filtered, a);
-        self.s.truncate(base);
-        a
+        self.search(top + 1, n, Some(qs2), filtered, a)
     }
 }
 
@@ -144,23 +166,23 @@ impl Ctx<'_> {
 pub fn board(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) {
     assert!(s.is_empty(), "the board takes slot 0");
     let gen = Gen::of_mutator(m);
-    let mut cx = Ctx { m, s, gen };
+    let mut cx = Ctx { m, s, gen, sp: 0 };
     let mut ps = None;
     for i in (1..=n as i32).rev() {
         for j in (1..=n as i32).rev() {
             ps = Some(cx.cons(i, j, ps));
-            cx.s.truncate(0);
-            cx.s.push(ps.unwrap());
         }
     }
+    cx.s.put(0, ps.expect("a board of n·n cells"));
+    cx.s.truncate(1);
 }
 
 /// Counts the solutions over the board rooted in slot 0 (left there).
 pub fn search_board(m: &mut Mutator<ConsVm>, s: &ShadowStack, n: u32) -> u64 {
     let ps = s.get(0);
     let gen = Gen::of_mutator(m);
-    let mut cx = Ctx { m, s, gen };
-    let r = cx.search(n, None, Some(ps), 0);
+    let mut cx = Ctx { m, s, gen, sp: 1 };
+    let r = cx.search(1, n, None, Some(ps), 0);
     cx.s.truncate(1);
     r
 }
