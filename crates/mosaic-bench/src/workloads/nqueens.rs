@@ -135,29 +135,34 @@ impl Ctx<'_> {
         init_cell(c, x, y, tail)
     }
 
-    /// Counts solutions; the caller's cells are in the slots below `sp`.
+    /// Counts solutions. `ps` and `qs` are reachable from the slots below
+    /// `sp`: the board is in slot 0, and each frame puts what it passes
+    /// on (its new `qs` and the filtered list) in its own two slots; the
+    /// first recursive call passes a suffix of `ps` and the same `qs`.
     fn search(&mut self, sp: usize, n: u32, qs: Option<ObjRef>, ps: Option<ObjRef>, a: u64) -> u64 {
         let Some(c) = ps else {
             return if Self::length(qs) == n { a + 1 } else { a };
         };
-        // `qs` and `c` are used after the first search, which allocates.
-        let mut top = sp;
-        if let Some(q) = qs {
-            self.s.put(top, q);
-            top += 1;
-        }
-        self.s.put(top, c);
-        top += 1;
         let rest = next(c);
-        let a = self.search(top, n, qs, rest, a);
         let (x, y) = xy(c);
-        let qs2 = self.cons_at(top, x, y, qs);
+        let a = self.search(sp, n, qs, rest, a);
+        // `qs` is rooted already (the caller's): no slot for it.
+        self.s.truncate(sp);
+        let qs2 = init_cell(
+            self.m.alloc_sized::<16>(self.gen.flags()).expect("cons"),
+            x,
+            y,
+            qs,
+        );
         // `qs2` is used after `filter`, which allocates (`rest` is
         // reachable from `c`).
-        self.s.put(top, qs2);
-        self.sp = top + 1;
+        self.s.put(sp, qs2);
+        self.sp = sp + 1;
         let filtered = self.filter(x, y, rest);
-        self.search(top + 1, n, Some(qs2), filtered, a)
+        if let Some(f) = filtered {
+            self.s.put(sp + 1, f);
+        }
+        self.search(sp + 2, n, Some(qs2), filtered, a)
     }
 }
 
@@ -276,16 +281,32 @@ mod tests {
 
     #[test]
     fn queens_solutions_are_counted_exactly() {
-        let (counts, heap) = run(
-            &[4, 5, 6, 7, 8],
-            Config {
-                verify: true,
-                stress: 997,
-                ..Config::default()
-            },
-        );
-        assert_eq!(counts, vec![2, 10, 4, 40, 92]);
-        assert!(heap.stats().collections > 10);
+        // Collections every few allocations too: a cell left unrooted
+        // across an allocation is then freed and its slot reused while
+        // the search still reads it (verify mode alone sees only pointers
+        // to free slots, not reads of them).
+        for stress in [997, 5] {
+            // On a thread, so that a search that loops for ever over a list
+            // made cyclic by a reused slot fails the test instead of
+            // hanging it.
+            let (done, result) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let (counts, heap) = run(
+                    &[4, 5, 6, 7, 8],
+                    Config {
+                        verify: true,
+                        stress,
+                        ..Config::default()
+                    },
+                );
+                let _ = done.send((counts, heap.stats().collections));
+            });
+            let (counts, collections) = result
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .unwrap_or_else(|e| panic!("stress {stress}: no result ({e:?})"));
+            assert_eq!(counts, vec![2, 10, 4, 40, 92], "stress {stress}");
+            assert!(collections > 10);
+        }
     }
 
     #[test]
