@@ -73,7 +73,7 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
 /// | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
 /// | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
-/// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection) |
+/// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection); the sweep fills freed small-object slots with `0xA5` bytes, so a missed root reads garbage at once |
 /// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
 /// | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
 /// | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much, or the previous marking took 0.5 ms or more on one thread); smaller ones run on the collecting thread alone (0: always every worker) |

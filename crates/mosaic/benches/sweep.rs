@@ -35,7 +35,7 @@ fn sweep_one_page(c: &mut Criterion) {
                             }
                         }
                     },
-                    |_| sweep_page(d, t.page_addr(0), false, &mut |_| {}),
+                    |_| sweep_page(d, t.page_addr(0), false, &mut |_| {}, None),
                     criterion::BatchSize::SmallInput,
                 )
             },

@@ -333,6 +333,49 @@ fn verify_mode_reports_a_dangling_pointer_to_a_freed_slot() {
 }
 
 #[test]
+fn verify_mode_poisons_freed_slots_so_a_missed_root_reads_garbage() {
+    // A raw pointer kept past a collection (an embedder's missed root):
+    // in verify mode the sweep overwrites the dead object, so reading it
+    // shows the bug at once; otherwise the sweep leaves memory alone.
+    for verify in [true, false] {
+        let heap = heap(Config {
+            verify,
+            ..small_config()
+        });
+        let mut m = heap.mutator().unwrap();
+        let kept = new_vector(&mut m, 1, 4).unwrap();
+        let _r = m.root(kept).unwrap();
+        let lost = new_vector(&mut m, 2, 4).unwrap();
+        let words = |o: ObjRef| -> Vec<usize> {
+            // SAFETY: reads the 48-byte slot of a vector of 4 (a header and
+            // 4 fields), live or freed: heap memory stays mapped.
+            (0..6)
+                .map(|i| unsafe { (o.as_ptr() as *const usize).add(i).read() })
+                .collect()
+        };
+        let before = words(lost);
+        m.collect();
+        m.finish_sweep();
+        assert_eq!(header(kept).2, 1, "the rooted object is intact");
+        assert_eq!(heap.stats().last_marked, 1);
+        if verify {
+            assert_eq!(
+                words(lost),
+                vec![0xA5A5_A5A5_A5A5_A5A5; 6],
+                "the freed slot is poisoned"
+            );
+        } else {
+            assert_eq!(words(lost), before, "the sweep does not write freed slots");
+        }
+        // A new object in a poisoned slot is zeroed as always.
+        for _ in 0..64 {
+            let o = new_pair(&mut m, 3, None, None).unwrap();
+            assert_eq!((field(o, 0), field(o, 1)), (None, None));
+        }
+    }
+}
+
+#[test]
 fn embedder_roots_keep_objects_alive() {
     let heap = heap(small_config());
     let mut m = heap.mutator().unwrap();

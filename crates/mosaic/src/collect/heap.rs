@@ -196,6 +196,7 @@ impl<E: Embedder> HeapCore<E> {
             finished_cycle: false,
             swept: 0,
             sticky: self.config.generational,
+            poison: self.config.verify,
         };
         let value = in_callback(|| f(&mut cx));
         let pages = cx.swept;

@@ -97,6 +97,8 @@ pub struct SweepCtx<'a> {
     pub swept: usize,
     /// Generational mode: sweeping keeps the survivors' marks (old objects).
     pub sticky: bool,
+    /// Verify mode: freed slots are overwritten with `POISON` (`space/page_table.rs`).
+    pub poison: bool,
 }
 
 impl SizePool {
@@ -212,6 +214,7 @@ impl SizePool {
             cx.table.page_addr(page),
             cx.sticky,
             cx.on_free,
+            cx.poison.then_some(cx.table),
         )
     }
 
@@ -469,6 +472,7 @@ mod tests {
             finished_cycle: false,
             swept: 0,
             sticky: false,
+            poison: false,
         }
     }
 

@@ -4,7 +4,7 @@
 //! sweeping, and finishing the previous cycle before marking), always on a
 //! page that the caller owns exclusively for the duration of the call.
 
-use crate::space::PageDesc;
+use crate::space::{PageDesc, PageTable};
 
 /// What sweeping one page found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,12 +28,14 @@ impl SweepResult {
 /// mark bits the new alloc bits and clears the marks — unless `sticky`
 /// (generational mode), where the marks stay: they say which objects are
 /// old. Word-at-a-time: 64 slots per step, so a page costs at most 64
-/// iterations plus the cleanups.
+/// iterations plus the cleanups. With `poison` (verify mode), every freed
+/// slot is overwritten with `POISON` (`space/page_table.rs`) after its cleanup.
 pub fn sweep_page(
     d: &PageDesc,
     page_addr: usize,
     sticky: bool,
     on_free: &mut dyn FnMut(usize),
+    poison: Option<&PageTable>,
 ) -> SweepResult {
     let n = d.slot_count();
     let size = d.slot_size();
@@ -59,6 +61,14 @@ pub fn sweep_page(
                 d.keep_referents.retain_word(w, !dead);
             }
             d.clear_object_bits(w, dead, ephemerons);
+            if let Some(t) = poison {
+                let mut left = dead;
+                while left != 0 {
+                    let slot = w * 64 + left.trailing_zeros() as usize;
+                    t.poison(page_addr + slot * size, size);
+                    left &= left - 1;
+                }
+            }
         }
         if cleanup && d.cleanup.word(w) != 0 {
             cleanup_left = true;
@@ -108,7 +118,7 @@ mod tests {
         d.cleanup.set(99);
         d.set_has_cleanup(true);
         let mut cleaned = vec![];
-        let r = sweep_page(d, 1000, false, &mut |a| cleaned.push(a));
+        let r = sweep_page(d, 1000, false, &mut |a| cleaned.push(a), None);
         assert_eq!(
             r,
             SweepResult {
@@ -125,7 +135,7 @@ mod tests {
         assert!(d.cleanup.get(99) && d.has_cleanup());
         assert!(!d.zeroed(), "freed slots hold old bytes");
         // Nothing marked this time: everything dies, the survivor's cleanup runs.
-        let r = sweep_page(d, 1000, false, &mut |a| cleaned.push(a));
+        let r = sweep_page(d, 1000, false, &mut |a| cleaned.push(a), None);
         assert_eq!((r.live, r.freed), (0, 3));
         assert_eq!(cleaned.last(), Some(&(1000 + 99 * 32)));
         assert!(!d.has_cleanup());
@@ -140,7 +150,7 @@ mod tests {
         d.barriered.set_range(0, 10);
         d.mark.set(2);
         d.mark.set(7);
-        let r = sweep_page(d, 0, true, &mut |_| {});
+        let r = sweep_page(d, 0, true, &mut |_| {}, None);
         assert_eq!((r.live, r.freed), (2, 8));
         assert_eq!(d.alloc.count(), 2);
         assert!(
@@ -154,7 +164,7 @@ mod tests {
         // A young object allocated next to them dies in the next minor
         // sweep; the old ones stay.
         d.alloc.set(3);
-        let r = sweep_page(d, 0, true, &mut |_| {});
+        let r = sweep_page(d, 0, true, &mut |_| {}, None);
         assert_eq!((r.live, r.freed), (2, 1));
     }
 }

@@ -12,6 +12,13 @@ use super::log_bits::LogBits;
 use super::page::{PageDesc, PageKind};
 use crate::os::Reservation;
 
+/// What verify mode writes over every word of a slot the sweep frees: not
+/// a canonical x86-64 address and not a small integer, so a program that
+/// still reads a freed object (a missed root, a missed barrier) sees
+/// garbage at once instead of the old contents, and a traced word of it
+/// is no heap pointer.
+pub const POISON: usize = 0xA5A5_A5A5_A5A5_A5A5;
+
 /// The heap's address range and its page descriptors.
 pub struct PageTable {
     heap: Reservation,
@@ -257,6 +264,15 @@ impl PageTable {
         // SAFETY: the range is inside the heap reservation (checked), which is
         // mapped read/write; callers only zero memory no live object uses.
         unsafe { std::ptr::write_bytes(addr as *mut u8, 0, len) }
+    }
+
+    /// Fills the bytes `[addr, addr + len)` of the heap with [`POISON`]
+    /// (verify mode's freed slots).
+    pub fn poison(&self, addr: usize, len: usize) {
+        self.check_range(addr, len, "poisoning");
+        // SAFETY: as in `zero`: inside the mapped reservation, and only
+        // slots the sweep just freed (no object uses them).
+        unsafe { std::ptr::write_bytes(addr as *mut u8, POISON as u8, len) }
     }
 
     fn check_range(&self, addr: usize, len: usize, what: &str) {
