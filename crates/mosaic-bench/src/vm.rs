@@ -42,7 +42,7 @@ impl ShadowStack {
     #[inline(always)]
     pub fn set(&self, i: usize, obj: ObjRef) {
         debug_assert!(i < self.len(), "slot {i} is not in use");
-        self.slots[i].store(obj.addr(), Relaxed);
+        self.put(i, obj);
     }
 
     /// Writes slot `i` whether or not it is in use: a frame's slot,

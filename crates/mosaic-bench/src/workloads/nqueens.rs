@@ -129,6 +129,13 @@ impl Ctx<'_> {
             self.s.put(top, t);
             top += 1;
         }
+        self.cell_at(top, x, y, tail)
+    }
+
+    /// A new cell in front of `tail` (which the caller has rooted),
+    /// allocated with the slots below `top` published as roots.
+    #[inline(always)]
+    fn cell_at(&mut self, top: usize, x: i32, y: i32, tail: Option<ObjRef>) -> ObjRef {
         self.s.truncate(top);
         let c = self.m.alloc_sized::<16>(self.gen.flags()).expect("cons");
         // Initialised before any other allocation: young, no barrier.
@@ -147,13 +154,7 @@ impl Ctx<'_> {
         let (x, y) = xy(c);
         let a = self.search(sp, n, qs, rest, a);
         // `qs` is rooted already (the caller's): no slot for it.
-        self.s.truncate(sp);
-        let qs2 = init_cell(
-            self.m.alloc_sized::<16>(self.gen.flags()).expect("cons"),
-            x,
-            y,
-            qs,
-        );
+        let qs2 = self.cell_at(sp, x, y, qs);
         // `qs2` is used after `filter`, which allocates (`rest` is
         // reachable from `c`).
         self.s.put(sp, qs2);
