@@ -352,6 +352,9 @@ impl LocalAllocator {
         if kind == 1 {
             d.no_pointers.set_range(first, end);
         } else {
+            if kind != 3 {
+                d.note_unbarriered();
+            }
             if kind == 2 {
                 d.conservative.set_range(first, end);
             } else if kind == 3 {

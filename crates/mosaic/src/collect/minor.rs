@@ -24,18 +24,28 @@ pub fn begin<E: Embedder>(
     let minor = g.decide(reason, compaction, number);
     if minor {
         let table = &core.table;
+        // Only pages where an object without a barrier promise was ever
+        // put (most pages of a program that uses barriers have none: their
+        // bitmaps are not read)...
         let mut pages: Vec<u32> = Vec::new();
         for p in core.pools.iter() {
-            pages.extend(p.pages().into_iter().map(|p| p as u32));
+            pages.extend(
+                p.pages()
+                    .into_iter()
+                    .filter(|&p| table.desc(p).has_unbarriered())
+                    .map(|p| p as u32),
+            );
         }
         pages.extend(
             core.large
                 .objects(table)
                 .into_iter()
-                .filter_map(|a| table.page_index(a).map(|p| p as u32)),
+                .filter_map(|a| table.page_index(a))
+                .filter(|&p| table.desc(p).has_unbarriered())
+                .map(|p| p as u32),
         );
-        // Only the pages that hold an old object no barrier covers, in
-        // address order (adjacent ones share a pagemap read).
+        // ... and of those, the ones that hold an old object no barrier
+        // covers, in address order (adjacent ones share a pagemap read).
         pages.sort_unstable();
         let mut old = Vec::new();
         pages.retain(|&p| match old_unbarriered(core, p as usize) {

@@ -72,6 +72,9 @@ impl LargeSpace {
         } else if flags.contains(AllocFlags::BARRIERED) {
             d.barriered.set(0);
         }
+        if !d.no_pointers.get(0) && !d.barriered.get(0) {
+            d.note_unbarriered();
+        }
         // A young object: a dead one's stale unlogged bit must go.
         table.log().clear_range(table.page_addr(head), 8);
         self.heads.lock().push(head as u32);

@@ -37,6 +37,12 @@ pub struct PageDesc {
     has_cleanup: AtomicBool,
     /// An ephemeron was allocated on the page since it was last initialised.
     has_ephemerons: AtomicBool,
+    /// An object that holds references but was not allocated `BARRIERED`
+    /// (or is conservative) may be on the page: set when such an object
+    /// or a run for them is allocated here or compacted to here, cleared
+    /// only when the page's bitmaps are. A minor collection looks for old
+    /// objects to rescan only on pages with it set.
+    has_unbarriered: AtomicBool,
     /// A mutator took a run of slots here (or the page is new) since the
     /// last collection: a minor collection sweeps only such pages.
     young: AtomicBool,
@@ -200,6 +206,21 @@ impl PageDesc {
         self.has_ephemerons.store(false, Relaxed);
     }
 
+    /// Says that an object with references and no barrier promise may be
+    /// here from now on.
+    #[inline]
+    pub fn note_unbarriered(&self) {
+        if !self.has_unbarriered.load(Relaxed) {
+            self.has_unbarriered.store(true, Relaxed);
+        }
+    }
+
+    /// Whether an object with references and no barrier promise may be
+    /// here (see the field).
+    pub fn has_unbarriered(&self) -> bool {
+        self.has_unbarriered.load(Relaxed)
+    }
+
     /// Says that a mutator took slots here since the last collection.
     #[inline]
     pub fn note_young(&self) {
@@ -287,6 +308,7 @@ impl PageDesc {
         }
         self.set_has_cleanup(false);
         self.has_ephemerons.store(false, Relaxed);
+        self.has_unbarriered.store(false, Relaxed);
     }
 
     /// Turns a free page into a small-object page of `pool`.

@@ -222,6 +222,9 @@ impl<E: Embedder> Planner<'_, E> {
         if d2.ephemeron.get(s2) {
             self.core.ephemerons.note_page(table, p2);
         }
+        if !d2.no_pointers.get(s2) && !d2.barriered.get(s2) {
+            d2.note_unbarriered();
+        }
         // Generational mode: a moved object is old in its new slot (and
         // the new slot's stale bit, if any, is replaced).
         let (from, to) = (
