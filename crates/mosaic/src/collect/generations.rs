@@ -37,7 +37,7 @@
 //! |---|---|
 //! | the embedder asked (`Mutator::collect`), a compaction is asked for, or the last one was abandoned | the old generation's garbage must go, or the marks are gone |
 //! | the old generation has used half the headroom the policy gave after the last full collection | the target counts old bytes: young room shrinks, minor collections come faster |
-//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead, traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked, or paused at least [`MAX_MINOR_COST`] of the last full collection's pause | generations do not pay: the next collection is full, and the next 2, 4, … [`MAX_BACKOFF`] after each further minor collection that does not pay either, until one does |
+//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead, traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked, or the typical of the last [`COST_WINDOW`] minor pauses (the lower of two, the median of three: one pause the machine stretched neither starts nor ends a back-off) was at least [`MAX_MINOR_COST`] of the last full collection's pause | generations do not pay: the next collection is full, and the next 2, 4, … [`MAX_BACKOFF`] after each further minor collection that does not pay either, until one does |
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
@@ -61,6 +61,12 @@ pub const MAX_MINOR_WORK: f64 = 0.5;
 /// where every collection costs little more than stopping the world, or
 /// a drop-in program that writes every page between collections).
 pub const MAX_MINOR_COST: f64 = 0.5;
+
+/// The cost rule looks at this many of the latest minor pauses: a single
+/// pause is too noisy on a shared machine (a preempted thread made one
+/// minor pause of 33 objects take 3.3 ms, ten times its neighbours, and
+/// GCBench's full collections ranged 4-17 over identical runs).
+pub const COST_WINDOW: usize = 3;
 
 /// A minor collection that did not pay makes the next collections full:
 /// one, then twice as many each time it happens again (up to this many),
@@ -120,6 +126,9 @@ pub struct Generations {
     full_objects: AtomicU64,
     /// The last full collection's pause (ns; 0: none yet).
     full_pause_ns: AtomicU64,
+    /// The latest minor pauses (ns), oldest first, at most
+    /// [`COST_WINDOW`].
+    minor_pauses: Mutex<Vec<u64>>,
     pub counts: GenCounts,
 }
 
@@ -315,6 +324,23 @@ impl Generations {
         self.full_objects.store(objects, Relaxed);
     }
 
+    /// Adds `pause` to the window of the latest minor pauses and returns
+    /// the typical one: `None` with a single pause known, the lower of two,
+    /// the median of three.
+    fn typical_minor_pause(&self, pause: Duration) -> Option<u64> {
+        let mut w = self.minor_pauses.lock();
+        if w.len() == COST_WINDOW {
+            w.remove(0);
+        }
+        w.push(pause.as_nanos().min(u64::MAX as u128) as u64);
+        let mut sorted = w.clone();
+        sorted.sort_unstable();
+        match sorted.len() {
+            0 | 1 => None,
+            n => Some(sorted[(n - 1) / 2]),
+        }
+    }
+
     /// After a minor collection: the old generation grew by what it kept;
     /// decides whether the next collection is full. Returns the bytes now
     /// believed live.
@@ -331,8 +357,9 @@ impl Generations {
         let work_high =
             work as f64 > MAX_MINOR_WORK * self.full_objects.load(Relaxed).max(4096) as f64;
         let full_pause = self.full_pause_ns.load(Relaxed);
-        let cost_high =
-            full_pause > 0 && s.pause.as_nanos() as f64 >= MAX_MINOR_COST * full_pause as f64;
+        let typical = self.typical_minor_pause(s.pause);
+        let cost_high = full_pause > 0
+            && typical.is_some_and(|p| p as f64 >= MAX_MINOR_COST * full_pause as f64);
         if yield_low || work_high || cost_high {
             // Generations do not pay here: back off.
             let b = (self.backoff.load(Relaxed) * 2).clamp(1, MAX_BACKOFF);
@@ -408,17 +435,47 @@ mod tests {
         };
         g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
         minor(&g, 2, Duration::from_micros(499));
-        minor(&g, 3, Duration::from_micros(499));
+        minor(&g, 3, Duration::from_micros(500));
         minor(&g, 4, Duration::from_micros(500));
-        // The last one cost half the full pause: the next one is full.
+        // The typical of the last three cost half the full pause: the next
+        // one is full.
         assert!(!g.decide(GcReason::Allocation, false, 5));
         g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
         // Backing off as for a low yield: a minor one, then two full ones.
         minor(&g, 6, Duration::from_micros(800));
         assert!(!g.decide(GcReason::Allocation, false, 7));
         assert!(!g.decide(GcReason::Allocation, false, 8));
-        // A cheap one ends it.
+        // One cheap pause is not yet typical (500, 800, 10: 500): four
+        // full ones; a second ends it.
         minor(&g, 9, Duration::from_micros(10));
-        minor(&g, 10, Duration::from_micros(10));
+        for n in 10..14 {
+            assert!(!g.decide(GcReason::Allocation, false, n));
+        }
+        minor(&g, 14, Duration::from_micros(10));
+        minor(&g, 15, Duration::from_micros(10));
+    }
+
+    #[test]
+    fn one_minor_pause_the_machine_stretched_does_not_make_the_next_full() {
+        let g = Generations::new(true);
+        let minor = |g: &Generations, number, pause| {
+            assert!(g.decide(GcReason::Allocation, false, number), "{number}");
+            g.after_minor(&MinorSample {
+                promoted: 1 << 10,
+                promoted_objects: 10,
+                allocated: 1 << 20,
+                target: 1 << 30,
+                pause,
+            });
+        };
+        g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
+        // The first minor pause alone decides nothing, however long.
+        minor(&g, 2, Duration::from_micros(3000));
+        minor(&g, 3, Duration::from_micros(100));
+        minor(&g, 4, Duration::from_micros(100));
+        // A preempted one among cheap ones: the typical stays 100 us.
+        minor(&g, 5, Duration::from_micros(6000));
+        minor(&g, 6, Duration::from_micros(100));
+        minor(&g, 7, Duration::from_micros(100));
     }
 }
