@@ -341,7 +341,8 @@ impl<E: Embedder> HeapCore<E> {
     pub fn clear_marks(&self) {
         for pool in self.pools.iter() {
             for page in pool.pages() {
-                self.table.desc(page).mark.clear_all();
+                let d = self.table.desc(page);
+                d.mark.clear_first(d.bitmap_words());
             }
         }
         self.large.clear_marks(&self.table);

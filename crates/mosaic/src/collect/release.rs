@@ -102,7 +102,7 @@ pub fn release_phase<E: Embedder>(core: &HeapCore<E>, panics: &mut PanicSlot) ->
                 }
                 let t = &mut mine[d.pool()];
                 t.pages += 1;
-                t.freed += d.alloc.count();
+                t.freed += d.alloc.count_first(d.bitmap_words());
                 d.clear_bitmaps();
                 d.finish_sweep_publish();
                 d.set_kind(PageKind::Free);

@@ -106,6 +106,22 @@ impl Bitmap {
         }
     }
 
+    /// Clears the first `words` words (the only ones a page of at most
+    /// `64 * words` slots ever sets).
+    pub fn clear_first(&self, words: usize) {
+        for w in &self.words[..words.min(WORDS)] {
+            w.store(0, Relaxed);
+        }
+    }
+
+    /// Whether every word from `words` on is zero (a debug check of the
+    /// bound [`Bitmap::clear_first`] relies on).
+    pub fn is_clear_from(&self, words: usize) -> bool {
+        self.words[words.min(WORDS)..]
+            .iter()
+            .all(|w| w.load(Relaxed) == 0)
+    }
+
     /// Whether no bit is set in the first `n` slots.
     pub fn is_clear(&self, n: usize) -> bool {
         (0..n.div_ceil(64)).all(|w| self.word(w) == 0)
@@ -113,7 +129,12 @@ impl Bitmap {
 
     /// Number of set bits.
     pub fn count(&self) -> usize {
-        self.words
+        self.count_first(WORDS)
+    }
+
+    /// Number of set bits in the first `words` words.
+    pub fn count_first(&self, words: usize) -> usize {
+        self.words[..words.min(WORDS)]
             .iter()
             .map(|w| w.load(Relaxed).count_ones() as usize)
             .sum()

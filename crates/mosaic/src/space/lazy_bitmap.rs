@@ -122,6 +122,18 @@ impl LazyBitmap {
         }
     }
 
+    /// [`Bitmap::clear_first`] (nothing to do when absent).
+    pub fn clear_first(&self, words: usize) {
+        if let Some(b) = self.bits() {
+            b.clear_first(words)
+        }
+    }
+
+    /// [`Bitmap::is_clear_from`] (true when absent).
+    pub fn is_clear_from(&self, words: usize) -> bool {
+        self.bits().is_none_or(|b| b.is_clear_from(words))
+    }
+
     /// Frees the bitmap.
     ///
     /// # Safety

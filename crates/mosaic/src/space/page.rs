@@ -3,7 +3,7 @@
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8};
 
-use super::bitmap::Bitmap;
+use super::bitmap::{Bitmap, WORDS};
 use super::geometry::{MIN_SLOT_SIZE, PAGE_SIZE};
 use super::lazy_bitmap::LazyBitmap;
 
@@ -298,13 +298,26 @@ impl PageDesc {
         self.barriered.retain_word(w, !dead);
     }
 
-    /// Clears every per-slot bitmap.
+    /// The bitmap words that hold the bits of this page's slots: no bit
+    /// beyond its slot count is ever set (slot indices are checked against
+    /// it, runs end at it), so bitmaps are cleared and counted only this
+    /// far. A page keeps its count from use to use until `init_small`
+    /// gives it a new one, after clearing with the old.
+    #[inline]
+    pub fn bitmap_words(&self) -> usize {
+        self.slot_count().div_ceil(64).min(WORDS)
+    }
+
+    /// Clears every per-slot bitmap (the words of [`PageDesc::bitmap_words`]).
     pub fn clear_bitmaps(&self) {
+        let n = self.bitmap_words();
         for b in [&self.mark, &self.alloc, &self.no_pointers] {
-            b.clear_all();
+            b.clear_first(n);
+            debug_assert!(b.is_clear_from(n), "a bit beyond the slot count");
         }
         for b in self.lazy() {
-            b.clear_all();
+            b.clear_first(n);
+            debug_assert!(b.is_clear_from(n), "a bit beyond the slot count");
         }
         self.set_has_cleanup(false);
         self.has_ephemerons.store(false, Relaxed);
