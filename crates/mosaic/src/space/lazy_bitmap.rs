@@ -131,7 +131,7 @@ impl LazyBitmap {
 
     /// [`Bitmap::is_clear_from`] (true when absent).
     pub fn is_clear_from(&self, words: usize) -> bool {
-        self.bits().is_none_or(|b| b.is_clear_from(words))
+        self.bits().map_or(true, |b| b.is_clear_from(words))
     }
 
     /// Frees the bitmap.
