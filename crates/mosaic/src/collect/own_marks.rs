@@ -128,9 +128,10 @@ impl OwnMarks {
         }
     }
 
-    /// Calls `f(word, bits)` for each nonzero word of `page` and zeroes
+    /// Calls `f(word, bits)` for each nonzero word among the first `words`
+    /// of `page` (the page's `bitmap_words`: no bit lies beyond) and zeroes
     /// it; unlists the page. Returns whether it was listed.
-    fn take_page(&mut self, page: usize, mut f: impl FnMut(usize, u64)) -> bool {
+    fn take_page(&mut self, page: usize, words: usize, mut f: impl FnMut(usize, u64)) -> bool {
         assert!(page < self.npages);
         // SAFETY: `page < npages` (checked), so its `WORDS` words and its
         // byte lie inside the reservations; we hold `&mut self`.
@@ -141,7 +142,8 @@ impl OwnMarks {
             }
             *listed = 0;
             let base = (self.words.start() as *mut u64).add(page * WORDS);
-            for w in 0..WORDS {
+            debug_assert!((words..WORDS).all(|w| *base.add(w) == 0));
+            for w in 0..words.min(WORDS) {
                 let v = *base.add(w);
                 if v != 0 {
                     f(w, v);
@@ -165,15 +167,17 @@ pub fn merge_all(owns: &mut [OwnMarks], table: &PageTable) -> (usize, usize) {
     for i in 0..owns.len() {
         for page in std::mem::take(&mut owns[i].touched) {
             let page = page as usize;
+            let d = table.desc(page);
+            let words = d.bitmap_words();
             let mut union = [0u64; WORDS];
             let mut any = false;
             for o in owns[i..].iter_mut() {
-                any |= o.take_page(page, |w, v| union[w] |= v);
+                any |= o.take_page(page, words, |w, v| union[w] |= v);
             }
             if !any {
                 continue; // merged with an earlier worker's list
             }
-            let d = table.desc(page);
+            let union = &union[..words];
             let n: usize = union.iter().map(|u| u.count_ones() as usize).sum();
             for (w, &u) in union.iter().enumerate() {
                 if u != 0 {
