@@ -37,7 +37,7 @@
 //! |---|---|
 //! | the embedder asked (`Mutator::collect`), a compaction is asked for, or the last one was abandoned | the old generation's garbage must go, or the marks are gone |
 //! | the old generation has used half the headroom the policy gave after the last full collection | the target counts old bytes: young room shrinks, minor collections come faster |
-//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead, traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked, or the typical of the last [`COST_WINDOW`] minor pauses (the lower of two, the median of three: one pause the machine stretched neither starts nor ends a back-off) was at least [`MAX_MINOR_COST`] of the last full collection's pause | generations do not pay: the next collection is full, and the next 2, 4, … [`MAX_BACKOFF`] after each further minor collection that does not pay either, until one does |
+//! | the last minor collection found fewer than [`MIN_YIELD`] of the bytes allocated before it dead, traced (remembered, rescanned and newly marked objects) more than [`MAX_MINOR_WORK`] of what the last full collection marked, or both its pause and the typical of the last [`COST_WINDOW`] (the lower of two, the median of three; each as a fraction of the full pause it was measured against) were at least [`MAX_MINOR_COST`] of the last full collection's pause: one pause the machine stretched does not start a back-off, and a cheap one ends it | generations do not pay: the next collection is full, and the next 2, 4, … [`MAX_BACKOFF`] after each further minor collection that does not pay either, until one does |
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
@@ -126,9 +126,9 @@ pub struct Generations {
     full_objects: AtomicU64,
     /// The last full collection's pause (ns; 0: none yet).
     full_pause_ns: AtomicU64,
-    /// The latest minor pauses (ns), oldest first, at most
-    /// [`COST_WINDOW`].
-    minor_pauses: Mutex<Vec<u64>>,
+    /// The latest minor pauses, each over the full pause it was measured
+    /// against, oldest first, at most [`COST_WINDOW`].
+    minor_costs: Mutex<Vec<f64>>,
     pub counts: GenCounts,
 }
 
@@ -324,17 +324,17 @@ impl Generations {
         self.full_objects.store(objects, Relaxed);
     }
 
-    /// Adds `pause` to the window of the latest minor pauses and returns
-    /// the typical one: `None` with a single pause known, the lower of two,
-    /// the median of three.
-    fn typical_minor_pause(&self, pause: Duration) -> Option<u64> {
-        let mut w = self.minor_pauses.lock();
+    /// Adds `cost` (a minor pause over the last full pause) to the window
+    /// and returns the typical one: `None` with a single cost known, the
+    /// lower of two, the median of three.
+    fn typical_minor_cost(&self, cost: f64) -> Option<f64> {
+        let mut w = self.minor_costs.lock();
         if w.len() == COST_WINDOW {
             w.remove(0);
         }
-        w.push(pause.as_nanos().min(u64::MAX as u128) as u64);
+        w.push(cost);
         let mut sorted = w.clone();
-        sorted.sort_unstable();
+        sorted.sort_unstable_by(f64::total_cmp);
         match sorted.len() {
             0 | 1 => None,
             n => Some(sorted[(n - 1) / 2]),
@@ -357,9 +357,11 @@ impl Generations {
         let work_high =
             work as f64 > MAX_MINOR_WORK * self.full_objects.load(Relaxed).max(4096) as f64;
         let full_pause = self.full_pause_ns.load(Relaxed);
-        let typical = self.typical_minor_pause(s.pause);
-        let cost_high = full_pause > 0
-            && typical.is_some_and(|p| p as f64 >= MAX_MINOR_COST * full_pause as f64);
+        let cost_high = full_pause > 0 && {
+            let cost = s.pause.as_nanos() as f64 / full_pause as f64;
+            self.typical_minor_cost(cost)
+                .is_some_and(|t| t.min(cost) >= MAX_MINOR_COST)
+        };
         if yield_low || work_high || cost_high {
             // Generations do not pay here: back off.
             let b = (self.backoff.load(Relaxed) * 2).clamp(1, MAX_BACKOFF);
@@ -437,22 +439,43 @@ mod tests {
         minor(&g, 2, Duration::from_micros(499));
         minor(&g, 3, Duration::from_micros(500));
         minor(&g, 4, Duration::from_micros(500));
-        // The typical of the last three cost half the full pause: the next
-        // one is full.
+        // This one and the typical of the last three cost half the full
+        // pause: the next one is full.
         assert!(!g.decide(GcReason::Allocation, false, 5));
         g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
         // Backing off as for a low yield: a minor one, then two full ones.
         minor(&g, 6, Duration::from_micros(800));
         assert!(!g.decide(GcReason::Allocation, false, 7));
         assert!(!g.decide(GcReason::Allocation, false, 8));
-        // One cheap pause is not yet typical (500, 800, 10: 500): four
-        // full ones; a second ends it.
+        // A cheap one ends it, though the typical is still high.
         minor(&g, 9, Duration::from_micros(10));
-        for n in 10..14 {
-            assert!(!g.decide(GcReason::Allocation, false, n));
+        minor(&g, 10, Duration::from_micros(10));
+    }
+
+    #[test]
+    fn minor_costs_are_fractions_of_the_full_pause_they_were_measured_against() {
+        let g = Generations::new(true);
+        let minor = |g: &Generations, number, pause| {
+            assert!(g.decide(GcReason::Allocation, false, number), "{number}");
+            g.after_minor(&MinorSample {
+                promoted: 1 << 10,
+                promoted_objects: 10,
+                allocated: 1 << 20,
+                target: 1 << 30,
+                pause,
+            });
+        };
+        // Minors of 3 ms against a 10 ms full pause pay ...
+        g.after_full(1 << 20, 1 << 16, Duration::from_millis(10));
+        for n in 2..5 {
+            minor(&g, n, Duration::from_millis(3));
         }
-        minor(&g, 14, Duration::from_micros(10));
-        minor(&g, 15, Duration::from_micros(10));
+        // ... and after a full pause of 1 ms, minors of 0.2 ms pay too,
+        // though the window still holds the 3 ms ones.
+        g.after_full(1 << 16, 1 << 12, Duration::from_millis(1));
+        for n in 5..10 {
+            minor(&g, n, Duration::from_micros(200));
+        }
     }
 
     #[test]
