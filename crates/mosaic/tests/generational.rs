@@ -386,3 +386,62 @@ fn a_conservative_object_ignores_the_barrier_promise_and_is_rescanned() {
     }
     assert!(heap.stats().rescanned_objects >= 3);
 }
+
+#[test]
+fn objects_without_a_barrier_compacted_onto_barriered_pages_are_rescanned() {
+    // Minor collections look for old unbarriered objects only on pages
+    // flagged for them; compaction can move such objects onto pages that
+    // held only BARRIERED ones, and must flag them.
+    const PAGE: usize = 64 << 10;
+    for flags in [AllocFlags::NONE, AllocFlags::CONSERVATIVE] {
+        let heap = heap(Config {
+            verify: true,
+            heap_policy: mosaic::HeapPolicy::Fixed,
+            max_heap: 64 << 20,
+            ..gen_config()
+        });
+        let mut m = heap.mutator().unwrap();
+        // Pages of barriered pairs, one in four kept: room to compact into.
+        let kept: Vec<_> = (0..6000u64)
+            .filter_map(|i| {
+                let p = barriered_pair(&mut m, i);
+                (i % 4 == 0).then(|| m.root(p).unwrap())
+            })
+            .collect();
+        let barriered_pages: std::collections::HashSet<usize> = kept
+            .iter()
+            .map(|r| r.get().unwrap().addr() / PAGE)
+            .collect();
+        // Later pages of pairs without the promise, one in eight kept.
+        let plain: Vec<_> = (0..8000u64)
+            .filter_map(|i| {
+                let p = new_pair_with(&mut m, 100_000 + i, None, None, flags).unwrap();
+                (i % 8 == 0).then(|| m.root(p).unwrap())
+            })
+            .collect();
+        m.compact().unwrap();
+        m.finish_sweep();
+        let moved: Vec<ObjRef> = plain
+            .iter()
+            .map(|r| r.get().unwrap())
+            .filter(|o| barriered_pages.contains(&(o.addr() / PAGE)))
+            .collect();
+        assert!(
+            !moved.is_empty(),
+            "{flags:?}: nothing moved onto a barriered page"
+        );
+        for round in 0..3u64 {
+            let id = |k: usize| 1_000_000 + round * 10_000 + k as u64;
+            for (k, &o) in moved.iter().enumerate() {
+                // No barrier: none was promised for these objects.
+                let young = new_pair(&mut m, id(k), None, None).unwrap();
+                set_field(o, 1, Some(young));
+            }
+            m.collect_young();
+            for (k, &o) in moved.iter().enumerate() {
+                assert_eq!(header(field(o, 1).unwrap()).2, id(k), "{flags:?}");
+            }
+        }
+        assert!(heap.stats().minor_collections >= 3);
+    }
+}
