@@ -422,19 +422,22 @@ mod tests {
         assert!(!Generations::new(false).decide(GcReason::Allocation, false, 5));
     }
 
+    /// Collection `number` must be minor; it pays on yield and work, and
+    /// paused `pause`.
+    fn minor(g: &Generations, number: u64, pause: Duration) {
+        assert!(g.decide(GcReason::Allocation, false, number), "{number}");
+        g.after_minor(&MinorSample {
+            promoted: 1 << 10,
+            promoted_objects: 10,
+            allocated: 1 << 20,
+            target: 1 << 30,
+            pause,
+        });
+    }
+
     #[test]
     fn a_minor_collection_that_costs_half_a_full_one_does_not_pay() {
         let g = Generations::new(true);
-        let minor = |g: &Generations, number, pause| {
-            assert!(g.decide(GcReason::Allocation, false, number));
-            g.after_minor(&MinorSample {
-                promoted: 1 << 10,
-                promoted_objects: 10,
-                allocated: 1 << 20,
-                target: 1 << 30,
-                pause,
-            });
-        };
         g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
         minor(&g, 2, Duration::from_micros(499));
         minor(&g, 3, Duration::from_micros(500));
@@ -455,16 +458,6 @@ mod tests {
     #[test]
     fn minor_costs_are_fractions_of_the_full_pause_they_were_measured_against() {
         let g = Generations::new(true);
-        let minor = |g: &Generations, number, pause| {
-            assert!(g.decide(GcReason::Allocation, false, number), "{number}");
-            g.after_minor(&MinorSample {
-                promoted: 1 << 10,
-                promoted_objects: 10,
-                allocated: 1 << 20,
-                target: 1 << 30,
-                pause,
-            });
-        };
         // Minors of 3 ms against a 10 ms full pause pay ...
         g.after_full(1 << 20, 1 << 16, Duration::from_millis(10));
         for n in 2..5 {
@@ -481,16 +474,6 @@ mod tests {
     #[test]
     fn one_minor_pause_the_machine_stretched_does_not_make_the_next_full() {
         let g = Generations::new(true);
-        let minor = |g: &Generations, number, pause| {
-            assert!(g.decide(GcReason::Allocation, false, number), "{number}");
-            g.after_minor(&MinorSample {
-                promoted: 1 << 10,
-                promoted_objects: 10,
-                allocated: 1 << 20,
-                target: 1 << 30,
-                pause,
-            });
-        };
         g.after_full(1 << 20, 1 << 16, Duration::from_micros(1000));
         // The first minor pause alone decides nothing, however long.
         minor(&g, 2, Duration::from_micros(3000));
