@@ -101,9 +101,7 @@ impl Bitmap {
     }
 
     pub fn clear_all(&self) {
-        for w in &self.words {
-            w.store(0, Relaxed);
-        }
+        self.clear_first(WORDS)
     }
 
     /// Clears the first `words` words (the only ones a page of at most

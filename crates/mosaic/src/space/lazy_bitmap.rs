@@ -116,12 +116,6 @@ impl LazyBitmap {
         }
     }
 
-    pub fn clear_all(&self) {
-        if let Some(b) = self.bits() {
-            b.clear_all()
-        }
-    }
-
     /// [`Bitmap::clear_first`] (nothing to do when absent).
     pub fn clear_first(&self, words: usize) {
         if let Some(b) = self.bits() {

@@ -116,7 +116,8 @@ pub fn compact<E: Embedder>(
         None
     };
     for &p in &plan.sources {
-        core.table.desc(p).forwarded.clear_all();
+        let d = core.table.desc(p);
+        d.forwarded.clear_first(d.bitmap_words());
     }
     pins.clear(&core.table);
     drop(weak);
