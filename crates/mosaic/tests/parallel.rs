@@ -325,31 +325,7 @@ fn slow_marking_of_a_small_heap_moves_to_every_worker_and_back() {
         drop(m);
         heap.write_trace().unwrap();
     }
-    let text = std::fs::read_to_string(&path).expect("the trace was written");
-    let _ = std::fs::remove_file(&path);
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let spans: Vec<(&str, f64, f64)> = json["traceEvents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["ph"] == "X")
-        .map(|e| {
-            let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
-            (e["name"].as_str().unwrap(), ts, dur)
-        })
-        .collect();
-    let per_pause: Vec<usize> = spans
-        .iter()
-        .filter(|s| s.0 == "pause")
-        .map(|p| {
-            let within = |s: &&(&str, f64, f64)| s.1 >= p.1 && s.1 <= p.1 + p.2;
-            spans
-                .iter()
-                .filter(|s| s.0 == "roots")
-                .filter(within)
-                .count()
-        })
-        .collect();
+    let per_pause = roots_spans_per_pause(&path);
     assert_eq!(per_pause.len(), 10);
     assert_eq!(
         per_pause[..3],
@@ -361,4 +337,76 @@ fn slow_marking_of_a_small_heap_moves_to_every_worker_and_back() {
         "quick marking goes back to one thread: {per_pause:?}"
     );
     assert!(per_pause.iter().all(|&n| n == 1 || n == 2), "{per_pause:?}");
+}
+
+/// The `roots` spans of each pause of the trace at `path` (one per worker
+/// that ran the collection), in order; removes the file.
+fn roots_spans_per_pause(path: &std::path::Path) -> Vec<usize> {
+    let text = std::fs::read_to_string(path).expect("the trace was written");
+    let _ = std::fs::remove_file(path);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let spans: Vec<(&str, f64, f64)> = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| {
+            let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+            (e["name"].as_str().unwrap(), ts, dur)
+        })
+        .collect();
+    spans
+        .iter()
+        .filter(|s| s.0 == "pause")
+        .map(|p| {
+            let within = |s: &&(&str, f64, f64)| s.1 >= p.1 && s.1 <= p.1 + p.2;
+            spans
+                .iter()
+                .filter(|s| s.0 == "roots")
+                .filter(within)
+                .count()
+        })
+        .collect()
+}
+
+/// A heap that grew severalfold since the previous pause (a program
+/// building its data) is marked on every worker at once: the previous
+/// collection's live bytes, scaled by the growth of the pages in use,
+/// reach `parallel_min_live`, though unscaled they are far below it (and
+/// the first large collection used to run on one thread).
+#[test]
+fn a_heap_that_grew_severalfold_since_the_last_pause_is_marked_on_every_worker() {
+    let path = std::env::temp_dir().join(format!("mosaic-par-growth-{}.json", std::process::id()));
+    {
+        let heap = heap(Config {
+            gc_threads: 2,
+            parallel_min_live: 2 << 20,
+            // No collection but the test's own.
+            heap_min: 64 << 20,
+            trace: Some(path.clone()),
+            ..small_config()
+        });
+        let mut m = heap.mutator().unwrap();
+        let keep = m.empty_root();
+        let add = |m: &mut TestMutator, n: u64| {
+            for i in 0..n {
+                let p = new_pair(m, i, keep.get(), None).unwrap();
+                keep.set(Some(p));
+            }
+        };
+        // About 320 KB live: small, twice.
+        add(&mut m, 10_000);
+        m.collect();
+        m.collect();
+        // About 6 MB more: the pages in use grew about twentyfold.
+        add(&mut m, 200_000);
+        m.collect();
+        // No growth since: judged by the 6 MB found live.
+        m.collect();
+        assert_eq!(heap.stats().last_marked_bytes, 210_000 * 32);
+        drop(m);
+        heap.write_trace().unwrap();
+    }
+    let per_pause = roots_spans_per_pause(&path);
+    assert_eq!(per_pause, [1, 1, 2, 2], "roots spans per pause");
 }

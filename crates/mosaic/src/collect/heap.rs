@@ -86,6 +86,10 @@ pub struct HeapCore<E: Embedder> {
     /// The last full (0) and minor (1) collection's strong closure as one
     /// thread would have taken it, in ns (`Marked::work`, for `is_small`).
     mark_work_ns: [AtomicU64; 2],
+    /// Pages in use when this pause (0) and the previous one (1) began
+    /// (`note_peak_pages`): how much the heap grew since the figures
+    /// `is_small` judges by were measured.
+    pause_pages: [AtomicUsize; 2],
 }
 
 /// A collection runs on every GC worker, however little the previous one
@@ -158,6 +162,7 @@ impl<E: Embedder> HeapCore<E> {
             sweepers: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
             mark_work_ns: [AtomicU64::new(0), AtomicU64::new(0)],
+            pause_pages: [AtomicUsize::new(0), AtomicUsize::new(0)],
             pins: Pins::default(),
             keep: KeepPages::default(),
             generations: Generations::new(generational),
@@ -242,16 +247,36 @@ impl<E: Embedder> HeapCore<E> {
     /// Whether this collection (`minor` or full) is small enough for the
     /// collecting thread alone (`Config::parallel_min_live`): the previous
     /// one found less live than that, the heap has committed less than 8
-    /// times as much, and the previous one of the same kind marked in less
-    /// than [`PARALLEL_MIN_MARK`] on one thread.
+    /// times as much, and the previous one of the same kind (the other
+    /// kind's, before the first of this kind) marked in less than
+    /// [`PARALLEL_MIN_MARK`] on one thread. The live bytes and the marking
+    /// time are scaled by how much the heap grew since the previous pause
+    /// (pages in use at its start and at this one's): a heap that grows
+    /// fourfold between two collections (a program building its data)
+    /// marks up to four times as much, and judged by the previous figures
+    /// alone its first large collection ran on one thread.
     pub fn is_small(&self, minor: bool) -> bool {
         let min = self.config.parallel_min_live as u64;
         let live = self.counters.last_marked_bytes.load(Relaxed);
         let committed = (self.resource.committed_pages() * PAGE_SIZE) as u64;
-        let work = self.mark_work_ns[usize::from(minor)].load(Relaxed);
-        live < min
+        let work = match self.mark_work_ns[usize::from(minor)].load(Relaxed) {
+            0 => self.mark_work_ns[usize::from(!minor)].load(Relaxed),
+            w => w,
+        };
+        let (now, before) = (
+            self.pause_pages[0].load(Relaxed) as u64,
+            self.pause_pages[1].load(Relaxed) as u64,
+        );
+        // Growth in 1/16ths, at least 1 (a first collection has nothing
+        // to scale: its previous figures are zero).
+        let growth = now
+            .saturating_mul(16)
+            .checked_div(before)
+            .map_or(16, |g| g.max(16));
+        let grown = |x: u64| x.saturating_mul(growth) / 16;
+        grown(live) < min
             && committed < min.saturating_mul(8)
-            && work < PARALLEL_MIN_MARK.as_nanos() as u64
+            && grown(work) < PARALLEL_MIN_MARK.as_nanos() as u64
     }
 
     /// Records how long this collection's marking would have taken on one
@@ -265,9 +290,13 @@ impl<E: Embedder> HeapCore<E> {
     }
 
     /// Notes how many pages the ending cycle's target took (at the start
-    /// of a pause, before the sweep frees any).
+    /// of a pause, before the sweep frees any), and the pages in use at
+    /// this pause's start beside the previous pause's (`is_small`).
     pub fn note_peak_pages(&self) {
-        let pages = self.resource.in_use_pages() * PAGE_SIZE;
+        let in_use = self.resource.in_use_pages();
+        let previous = self.pause_pages[0].swap(in_use, Relaxed);
+        self.pause_pages[1].store(previous, Relaxed);
+        let pages = in_use * PAGE_SIZE;
         let target = (self.sizer.target() as usize).max(PAGE_SIZE);
         let ratio = (pages / (target / 1024).max(1)).clamp(1024, 4096);
         self.page_ratio.store(ratio, Relaxed);
