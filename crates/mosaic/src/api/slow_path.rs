@@ -344,7 +344,10 @@ impl<E: Embedder> Mutator<E> {
             }
             out = Some(then(self));
         }
-        // The world runs again: tell the embedder finalizers are waiting.
+        // The world runs again: what the pause left to decommit goes back
+        // to the OS (on this thread; the others run meanwhile), and the
+        // embedder hears that finalizers are waiting.
+        core.trim_after_pause();
         if core.finalizers.take_queued() {
             heap.notify_finalizers();
         }

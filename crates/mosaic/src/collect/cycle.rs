@@ -31,7 +31,7 @@ use super::closure::{self, Marked};
 use super::compact::{self, Compacted};
 use super::events::{GcEvent, GcReason};
 use super::generations::MinorSample;
-use super::heap::HeapCore;
+use super::heap::{HeapCore, TrimAfterPause};
 use super::heap_sizing::CollectionSample;
 use super::minor;
 use super::release::release_phase;
@@ -133,8 +133,9 @@ fn pause<E: Embedder>(
     // The pause's last parallel phase: the GC threads may sleep now.
     core.workers.rest();
     if compacted.is_some() {
-        // What the compaction emptied goes back to the OS now.
-        core.resource.trim(&core.table, 0, usize::MAX);
+        // What the compaction emptied goes back to the OS as soon as the
+        // world runs again.
+        core.defer_trim(TrimAfterPause::All);
     }
     core.counters.record_release(released.time);
     core.counters
@@ -185,8 +186,9 @@ fn pause<E: Embedder>(
         .store(decision.live_bytes, Relaxed);
     if decision.target_bytes < old_target {
         // The heap shrank: free pages beyond the new target go back to
-        // the OS now (the lazy sweep may have nothing left to do it).
-        core.trim_step(usize::MAX);
+        // the OS as soon as the world runs again (the lazy sweep may have
+        // nothing left to do it).
+        core.defer_trim(TrimAfterPause::ToTarget);
     }
     if decision.target_bytes != old_target {
         core.events.emit(&mut panics, || GcEvent::HeapResize {

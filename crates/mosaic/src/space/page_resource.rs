@@ -239,12 +239,12 @@ impl PageResource {
         let excess =
             (self.committed.load(Relaxed) + n).saturating_sub(self.max_pages.load(Relaxed));
         if excess > 0 {
-            self.drain_dirty_into(table, &mut clean, 0, excess);
+            let _ = self.drain_dirty_into(table, &mut clean, 0, excess);
         }
         let first = match first_fit(&clean, n) {
             Some(f) => f,
             None => {
-                self.drain_dirty_into(table, &mut clean, 0, usize::MAX);
+                let _ = self.drain_dirty_into(table, &mut clean, 0, usize::MAX);
                 first_fit(&clean, n)?
             }
         };
@@ -276,12 +276,13 @@ impl PageResource {
 
     /// Decommits queued dirty pages until at most `keep` remain, but no
     /// more than `max` pages per call, so the work fits in a bounded step.
-    pub fn trim(&self, table: &PageTable, keep: usize, max: usize) {
+    /// Returns the pages decommitted.
+    pub fn trim(&self, table: &PageTable, keep: usize, max: usize) -> usize {
         if self.dirty_len.load(Relaxed) <= keep {
-            return;
+            return 0;
         }
         let mut clean = self.clean.lock();
-        self.drain_dirty_into(table, &mut clean, keep, max);
+        self.drain_dirty_into(table, &mut clean, keep, max)
     }
 
     fn drain_dirty_into(
@@ -290,7 +291,7 @@ impl PageResource {
         clean: &mut BTreeMap<usize, usize>,
         keep: usize,
         max: usize,
-    ) {
+    ) -> usize {
         let mut pages = Vec::new();
         while self.dirty_len.load(Relaxed) > keep && pages.len() < max {
             let Some(p) = self.dirty.pop() else { break };
@@ -319,6 +320,7 @@ impl PageResource {
             insert_coalesced(clean, first, n);
             i = j;
         }
+        pages.len()
     }
 
     /// Pages touched since their last decommit (in use or queued dirty).
