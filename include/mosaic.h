@@ -423,6 +423,7 @@ typedef uint32_t mosaic_compact_order;
  * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
  * | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
  * | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much, or the previous marking took 0.5 ms or more on one thread); smaller ones run on the collecting thread alone (0: always every worker) |
+ * | `parallel_help_us` | `MOSAIC_PARALLEL_HELP_US` | 100 | a collection run on the collecting thread alone hands the rest of its marking to every GC worker after this many microseconds, if it has enough work to share (0: as soon as it has) |
  * | `headroom_max` | `MOSAIC_HEADROOM_MAX` | 3.0 | the adaptive policy's headroom is at most this many times the live bytes (0: no cap) |
  * | `ephemeron_header` | (none) | 0 | bytes of embedder header (a multiple of 8, at most 512) before every ephemeron's key and value words: `trace` sees ephemerons and visits the header, never the key and value |
  * | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
@@ -531,6 +532,13 @@ typedef struct mosaic_config {
    * collection (Linux's soft-dirty bits).
    */
   bool dirty_pages;
+  /**
+   * A collection run on the collecting thread alone (see
+   * `parallel_min_live`) hands the rest of its marking to every GC
+   * worker after this many microseconds, if it has enough work to
+   * share (0: as soon as it has).
+   */
+  uint64_t parallel_help_us;
 } mosaic_config;
 
 /**

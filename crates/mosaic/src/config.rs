@@ -22,6 +22,7 @@
 //! | `stress` | 0 | `MOSAIC_STRESS` | collect every N allocations (0: off) |
 //! | `gc_threads` | 0 | `MOSAIC_GC_THREADS` | GC workers, the collecting thread included (0: the machine's available parallelism; 1: the collecting thread alone) |
 //! | `parallel_min_live` | 4 MiB | `MOSAIC_PARALLEL_MIN_LIVE` | a collection runs on every GC worker only if the previous one found at least this many bytes live (or the heap has committed 8 times as much, or the previous collection's marking took 0.5 ms or more on one thread: `collect::heap::PARALLEL_MIN_MARK`; both figures scaled by how much the pages in use grew since the previous pause); smaller ones run on the collecting thread alone, since waking the workers costs more than they save (about 100 µs a pause on 2 cores). 0: always every worker |
+//! | `parallel_help_us` | 100 | `MOSAIC_PARALLEL_HELP_US` | a collection that runs on the collecting thread alone (see `parallel_min_live`) hands the rest of its marking to every GC worker once it has marked this many microseconds with enough work on its stack to share (judged by the previous collections, one that keeps far more than they did would otherwise run its whole length on one thread); 0: as soon as there is enough to share |
 //! | `page_resource` | `LockFree` | `MOSAIC_PAGE_RESOURCE` | how free dirty pages are kept: `lockfree` (a lock-free queue fed through per-thread release buffers) or `mutex` (a free list behind one lock, taken per page: seed 004's baseline, for comparison) |
 //! | `trace` | none | `MOSAIC_TRACE` | write a Chrome trace-event JSON timeline of every pause and lazy sweep step to this path when the heap is dropped (opens in Perfetto and chrome://tracing) |
 //! | `compact` | `Never` | `MOSAIC_COMPACT` | when collections compact: `never` (only `Mutator::compact`), `auto` (pools whose free slots in partly used pages reach their live slots) or `always` (see [`CompactPolicy`]) |
@@ -150,6 +151,7 @@ pub struct Config {
     pub stress: u64,
     pub gc_threads: usize,
     pub parallel_min_live: usize,
+    pub parallel_help_us: u64,
     pub page_resource: PageResourceKind,
     pub trace: Option<std::path::PathBuf>,
     pub stall_warning_ms: u64,
@@ -210,6 +212,7 @@ impl Default for Config {
             stress: 0,
             gc_threads: 0,
             parallel_min_live: 4 << 20,
+            parallel_help_us: 100,
             page_resource: PageResourceKind::LockFree,
             trace: None,
             stall_warning_ms: 1000,
@@ -346,6 +349,12 @@ impl Config {
             self.parallel_min_live,
             parse_bytes,
             "a size (0: every collection on every worker)"
+        );
+        take!(
+            "MOSAIC_PARALLEL_HELP_US",
+            self.parallel_help_us,
+            |s: &str| s.parse().ok(),
+            "microseconds (0: at once)"
         );
         take!(
             "MOSAIC_PAGE_RESOURCE",
@@ -538,6 +547,7 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_STRESS",
     "MOSAIC_GC_THREADS",
     "MOSAIC_PARALLEL_MIN_LIVE",
+    "MOSAIC_PARALLEL_HELP_US",
     "MOSAIC_PAGE_RESOURCE",
     "MOSAIC_TRACE",
     "MOSAIC_STALL_WARNING_MS",

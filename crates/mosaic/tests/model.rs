@@ -754,6 +754,14 @@ proptest! {
         for gc_threads in [1, 2, 4] { run(Config { verify: true, stress: 3, gc_threads, page_resource: store(gc_threads), ..small_config() }, &ops) }
     }
 
+    /// Every collection judged small and begun on the collecting thread
+    /// alone, handing the rest of its marking to the second worker as
+    /// soon as its stack holds enough to share (`parallel_help_us` 0).
+    #[test]
+    fn serial_start_calling_for_help(ops in prop::collection::vec(op(), 1..700)) {
+        run(Config { verify: true, gc_threads: 2, parallel_min_live: 1 << 30, parallel_help_us: 0, ..small_config() }, &ops);
+    }
+
     #[test]
     fn eager_sweeping(ops in prop::collection::vec(op(), 1..700)) {
         run(Config { lazy_sweep: false, ..small_config() }, &ops);

@@ -394,19 +394,84 @@ fn a_heap_that_grew_severalfold_since_the_last_pause_is_marked_on_every_worker()
                 keep.set(Some(p));
             }
         };
-        // About 320 KB live: small, twice.
-        add(&mut m, 10_000);
+        // About 32 KB live: small, twice (marked well under
+        // `PARALLEL_MIN_MARK` even in a debug build).
+        add(&mut m, 1_000);
         m.collect();
         m.collect();
-        // About 6 MB more: the pages in use grew about twentyfold.
+        // About 6 MB more: the pages in use grew manyfold.
         add(&mut m, 200_000);
         m.collect();
         // No growth since: judged by the 6 MB found live.
         m.collect();
-        assert_eq!(heap.stats().last_marked_bytes, 210_000 * 32);
+        assert_eq!(heap.stats().last_marked_bytes, 201_000 * 32);
         drop(m);
         heap.write_trace().unwrap();
     }
     let per_pause = roots_spans_per_pause(&path);
     assert_eq!(per_pause, [1, 1, 2, 2], "roots spans per pause");
+}
+
+/// A collection judged small (`parallel_min_live` far above the heap, and
+/// nothing measured yet) starts on the collecting thread alone, and when
+/// its marking runs past `parallel_help_us` the rest goes to every worker:
+/// the pause's timeline has mark spans from two threads, the count is
+/// exact, and every node survives reuse of the free slots.
+#[test]
+fn a_collection_judged_small_calls_the_workers_in_when_its_marking_runs_long() {
+    let path = std::env::temp_dir().join(format!("mosaic-par-help-{}.json", std::process::id()));
+    let depth = 17;
+    {
+        let heap = heap(Config {
+            gc_threads: 2,
+            parallel_min_live: 1 << 30,
+            parallel_help_us: 50,
+            trace: Some(path.clone()),
+            ..small_config()
+        });
+        let mut m = heap.mutator().unwrap();
+        let root = tree(&mut m, depth);
+        let root = m.root(root).unwrap();
+        m.collect();
+        assert_eq!(heap.stats().last_marked, (1 << depth) - 1);
+        m.finish_sweep();
+        for i in 0..200_000u64 {
+            new_pair(&mut m, 2_000_000 + i, None, None).unwrap();
+        }
+        check_tree(root.get().unwrap(), depth);
+        drop(m);
+        heap.write_trace().unwrap();
+    }
+    let text = std::fs::read_to_string(&path).expect("the trace was written");
+    let _ = std::fs::remove_file(&path);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let spans: Vec<&serde_json::Value> = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .collect();
+    let first = spans
+        .iter()
+        .find(|e| e["name"] == "pause")
+        .expect("a pause");
+    let (t0, t1) = (
+        first["ts"].as_f64().unwrap(),
+        first["ts"].as_f64().unwrap() + first["dur"].as_f64().unwrap(),
+    );
+    let markers: std::collections::BTreeSet<u64> = spans
+        .iter()
+        .filter(|e| e["name"] == "mark")
+        .filter(|e| (t0..=t1).contains(&e["ts"].as_f64().unwrap()))
+        .map(|e| e["tid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(markers.len(), 2, "threads that marked in the first pause");
+    // It began alone: one `roots` span before any worker's.
+    let roots: Vec<f64> = spans
+        .iter()
+        .filter(|e| e["name"] == "roots")
+        .map(|e| e["ts"].as_f64().unwrap())
+        .filter(|ts| (t0..=t1).contains(ts))
+        .collect();
+    assert!(roots.len() >= 2, "{roots:?}");
 }

@@ -104,7 +104,7 @@ fn pause<E: Embedder>(
         Ok(r) => r,
         Err(p) => abandon(core, panics, p),
     };
-    core.note_mark_work(marked.work, minor);
+    core.note_mark_work(marked.work, marked.bytes, minor);
     core.events.emit(&mut panics, || GcEvent::MarkEnd {
         number,
         marked_objects: marked.objects as u64,

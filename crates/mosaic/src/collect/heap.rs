@@ -86,6 +86,9 @@ pub struct HeapCore<E: Embedder> {
     /// The last full (0) and minor (1) collection's strong closure as one
     /// thread would have taken it, in ns (`Marked::work`, for `is_small`).
     mark_work_ns: [AtomicU64; 2],
+    /// The bytes those collections marked (for a minor one: what it kept).
+    mark_bytes: [AtomicU64; 2],
+    minor_window: parking_lot::Mutex<[(u64, u64); 4]>,
     /// Pages in use when this pause (0) and the previous one (1) began
     /// (`note_peak_pages`): how much the heap grew since the figures
     /// `is_small` judges by were measured.
@@ -183,6 +186,8 @@ impl<E: Embedder> HeapCore<E> {
             sweepers: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
             mark_work_ns: [AtomicU64::new(0), AtomicU64::new(0)],
+            mark_bytes: [AtomicU64::new(0), AtomicU64::new(0)],
+            minor_window: parking_lot::Mutex::new([(0, 0); 4]),
             pause_pages: [AtomicUsize::new(0), AtomicUsize::new(0)],
             pending_trim: AtomicU8::new(0),
             pins: Pins::default(),
@@ -267,23 +272,46 @@ impl<E: Embedder> HeapCore<E> {
     }
 
     /// Whether this collection (`minor` or full) is small enough for the
-    /// collecting thread alone (`Config::parallel_min_live`): the previous
-    /// one found less live than that, the heap has committed less than 8
-    /// times as much, and the previous one of the same kind (the other
-    /// kind's, before the first of this kind) marked in less than
-    /// [`PARALLEL_MIN_MARK`] on one thread. The live bytes and the marking
-    /// time are scaled by how much the heap grew since the previous pause
-    /// (pages in use at its start and at this one's): a heap that grows
-    /// fourfold between two collections (a program building its data)
-    /// marks up to four times as much, and judged by the previous figures
-    /// alone its first large collection ran on one thread.
+    /// collecting thread alone (`Config::parallel_min_live`). A full one
+    /// is if the previous collection found less live than that, the heap
+    /// has committed less than 8 times as much, and the previous full one
+    /// (the previous minor one, before the first full) marked in less
+    /// than [`PARALLEL_MIN_MARK`] on one thread. A minor one is judged by
+    /// what minor collections do: the previous minor one kept less than
+    /// `parallel_min_live` and marked in less than that time, and less
+    /// than 8 times as much was allocated since the last collection (the
+    /// pages it sweeps); the heap's whole live size, which a minor
+    /// collection does not mark, made every minor collection of a heap
+    /// over 4 MiB live parallel, and the wake-up of the workers was most
+    /// of a pause that kept a few hundred objects (GCBench with holes:
+    /// 156 of 287 pauses, about 100 µs each). The first minor one is
+    /// judged as a full one. The kept bytes and the marking time are
+    /// scaled by how much the heap grew since the previous pause (pages
+    /// in use at its start and at this one's): a heap that grows fourfold
+    /// between two collections (a program building its data) marks up to
+    /// four times as much, and judged by the previous figures alone its
+    /// first large collection ran on one thread.
     pub fn is_small(&self, minor: bool) -> bool {
         let min = self.config.parallel_min_live as u64;
-        let live = self.counters.last_marked_bytes.load(Relaxed);
-        let committed = (self.resource.committed_pages() * PAGE_SIZE) as u64;
-        let work = match self.mark_work_ns[usize::from(minor)].load(Relaxed) {
-            0 => self.mark_work_ns[usize::from(!minor)].load(Relaxed),
-            w => w,
+        let minor_work = self.mark_work_ns[1].load(Relaxed);
+        let by_minors = minor && minor_work != 0;
+        let (live, work, swept) = if by_minors {
+            let w = self.minor_window.lock();
+            (
+                w.iter().map(|x| x.1).max().unwrap_or(0),
+                w.iter().map(|x| x.0).max().unwrap_or(0),
+                self.sizer.allocated(),
+            )
+        } else {
+            let work = match self.mark_work_ns[usize::from(minor)].load(Relaxed) {
+                0 => self.mark_work_ns[usize::from(!minor)].load(Relaxed),
+                w => w,
+            };
+            (
+                self.counters.last_marked_bytes.load(Relaxed),
+                work,
+                (self.resource.committed_pages() * PAGE_SIZE) as u64,
+            )
         };
         let (now, before) = (
             self.pause_pages[0].load(Relaxed) as u64,
@@ -297,7 +325,7 @@ impl<E: Embedder> HeapCore<E> {
             .map_or(16, |g| g.max(16));
         let grown = |x: u64| x.saturating_mul(growth) / 16;
         grown(live) < min
-            && committed < min.saturating_mul(8)
+            && swept < min.saturating_mul(8)
             && grown(work) < PARALLEL_MIN_MARK.as_nanos() as u64
     }
 
@@ -306,9 +334,15 @@ impl<E: Embedder> HeapCore<E> {
     /// their wake-ups or their waits for work, which would keep a quick
     /// collection parallel on a loaded machine), for
     /// [`HeapCore::is_small`].
-    pub fn note_mark_work(&self, work: Duration, minor: bool) {
+    pub fn note_mark_work(&self, work: Duration, bytes: usize, minor: bool) {
         let ns = work.as_nanos().min(u64::MAX as u128) as u64;
         self.mark_work_ns[usize::from(minor)].store(ns, Relaxed);
+        self.mark_bytes[usize::from(minor)].store(bytes as u64, Relaxed);
+        if minor {
+            let mut w = self.minor_window.lock();
+            w.rotate_right(1);
+            w[0] = (ns, bytes as u64);
+        }
     }
 
     /// Notes how many pages the ending cycle's target took (at the start

@@ -273,17 +273,20 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
 
     /// Traces until the mark stack is empty.
     pub fn drain<E: Embedder>(&mut self, embedder: &E) {
-        self.drain_sharing(embedder, |_| {});
+        self.drain_sharing(embedder, |_| false);
     }
 
     /// [`Marker::drain`], offering the mark stack to `share` every
     /// [`SHARE_EVERY`] objects traced (parallel marking gives part of it to
     /// idle workers; the serial marker passes a no-op, which compiles away).
+    /// When `share` returns true the drain stops early: the objects it had
+    /// popped but not traced go back on the stack, which then holds all
+    /// the work left.
     #[inline(always)]
     pub fn drain_sharing<E: Embedder>(
         &mut self,
         embedder: &E,
-        mut share: impl FnMut(&mut Vec<usize>),
+        mut share: impl FnMut(&mut Vec<usize>) -> bool,
     ) {
         let mut fifo = [0usize; PREFETCH_DISTANCE];
         let (mut head, mut len) = (0usize, 0usize);
@@ -346,8 +349,11 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
             // A split object offers its chunks to idle workers at once, and
             // so does every chunk scanned (a stack of range entries holds
             // a chunk of work per entry, not an object's).
-            if split || traced % SHARE_EVERY == 0 {
-                share(&mut self.stack);
+            if (split || traced % SHARE_EVERY == 0) && share(&mut self.stack) {
+                for k in 0..len {
+                    self.stack.push(fifo[(head + k) % PREFETCH_DISTANCE]);
+                }
+                return;
             }
         }
     }
@@ -361,6 +367,12 @@ impl<'h, const WATCH: bool, const OWN: bool> Marker<'h, WATCH, OWN> {
     /// Lends the mark stack (objects marked, not yet traced) to `f`.
     pub fn with_stack(&mut self, f: impl FnOnce(&mut Vec<usize>)) {
         f(&mut self.stack);
+    }
+
+    /// Takes the mark stack (the work left after a drain that stopped
+    /// early).
+    pub fn take_stack(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.stack)
     }
 
     /// Queues `addr` (an object already marked) for tracing.

@@ -69,14 +69,48 @@ pub fn strong_closure<E: Embedder>(
     handles: &[Arc<RootTable>],
     pins: bool,
 ) -> (usize, usize, Vec<usize>, Duration) {
+    on_workers(core, handles, pins, Vec::new())
+}
+
+/// The rest of a strong closure that began on the collecting thread alone
+/// and called for help (`closure.rs`): the roots are scanned and `work`
+/// (mark stack entries of marked objects) is what is left to trace; every
+/// worker takes from it. Returns what [`strong_closure`] returns, for
+/// the objects marked from here on.
+pub fn finish_closure<E: Embedder>(
+    core: &HeapCore<E>,
+    pins: bool,
+    work: Vec<usize>,
+) -> (usize, usize, Vec<usize>, Duration) {
+    on_workers(core, &[], pins, work)
+}
+
+/// [`strong_closure`] with `initial` entries in the injector; the root
+/// tasks run only when `initial` is empty (a fresh closure).
+fn on_workers<E: Embedder>(
+    core: &HeapCore<E>,
+    handles: &[Arc<RootTable>],
+    pins: bool,
+    initial: Vec<usize>,
+) -> (usize, usize, Vec<usize>, Duration) {
     let n = core.workers.count();
     let deques: Vec<Worker<usize>> = (0..n).map(|_| Worker::new_lifo()).collect();
+    let injector = Injector::new();
+    // (No root task is left to take when the closure is resumed.)
+    let first_task = if initial.is_empty() {
+        0
+    } else {
+        usize::MAX / 2
+    };
+    for e in initial {
+        injector.push(e);
+    }
     let share = Share {
-        injector: Injector::new(),
+        injector,
         stealers: deques.iter().map(Worker::stealer).collect(),
         deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
         term: Termination::new(n),
-        next_task: AtomicUsize::new(0),
+        next_task: AtomicUsize::new(first_task),
         marked: Mutex::new((0, 0, Vec::new(), Duration::ZERO)),
     };
     let owns = own_marks_for(core, n);
@@ -234,6 +268,7 @@ fn mark_until_done<E: Embedder, const OWN: bool>(
                     deque.push(o);
                 }
             }
+            false
         });
         match find_work(share, deque, me, &mut idle) {
             Some(o) => m.push(o),

@@ -169,6 +169,16 @@ impl Workers {
         }
     }
 
+    /// Workers in the pool, the caller of `run` included, whether or not
+    /// [`Workers::set_serial`] is on (1 in a child after `fork`).
+    pub fn pool_size(&self) -> usize {
+        if self.forked.load(Relaxed) {
+            1
+        } else {
+            self.count
+        }
+    }
+
     /// Whether the next phases run on the calling thread alone (the pool
     /// threads stay parked): for a collection too small to repay waking
     /// them. Set between phases only (the collector sets it at the start
