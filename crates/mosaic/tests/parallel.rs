@@ -426,6 +426,8 @@ fn a_collection_judged_small_calls_the_workers_in_when_its_marking_runs_long() {
             gc_threads: 2,
             parallel_min_live: 1 << 30,
             parallel_help_us: 50,
+            // No collection before the test's own.
+            heap_min: 64 << 20,
             trace: Some(path.clone()),
             ..small_config()
         });
@@ -466,12 +468,13 @@ fn a_collection_judged_small_calls_the_workers_in_when_its_marking_runs_long() {
         .map(|e| e["tid"].as_u64().unwrap())
         .collect();
     assert_eq!(markers.len(), 2, "threads that marked in the first pause");
-    // It began alone: one `roots` span before any worker's.
-    let roots: Vec<f64> = spans
+    // It began alone (the collecting thread's `roots`), then both workers
+    // went on (one `roots` span each, with no root task left): a pause
+    // parallel from the start has two, a serial one one.
+    let roots = spans
         .iter()
         .filter(|e| e["name"] == "roots")
-        .map(|e| e["ts"].as_f64().unwrap())
-        .filter(|ts| (t0..=t1).contains(ts))
-        .collect();
-    assert!(roots.len() >= 2, "{roots:?}");
+        .filter(|e| (t0..=t1).contains(&e["ts"].as_f64().unwrap()))
+        .count();
+    assert_eq!(roots, 3, "roots spans in the first pause");
 }

@@ -334,6 +334,11 @@ impl<E: Embedder> Mutator<E> {
         let mut out = None;
         self.link.roots.record_stack();
         if heap.world.stop(self.link.id) {
+            // Declared before the resume guard, so dropped after it: what
+            // the pause left to decommit goes back to the OS once the
+            // world runs again, on this thread (the others run meanwhile),
+            // on every way out of the pause, a panic's included.
+            let _trim = TrimWhenResumed(core);
             heap.flush_signal_parked();
             core.span("stop", stop_start, None);
             let _resume = PauseGuard(&heap.world, core.timeline.as_ref());
@@ -344,10 +349,7 @@ impl<E: Embedder> Mutator<E> {
             }
             out = Some(then(self));
         }
-        // The world runs again: what the pause left to decommit goes back
-        // to the OS (on this thread; the others run meanwhile), and the
-        // embedder hears that finalizers are waiting.
-        core.trim_after_pause();
+        // The world runs again: tell the embedder finalizers are waiting.
         if core.finalizers.take_queued() {
             heap.notify_finalizers();
         }
@@ -375,4 +377,14 @@ impl<E: Embedder> Mutator<E> {
 #[cold]
 fn heap_allows_collection<E: Embedder>(heap: &super::HeapInner<E>) -> bool {
     heap.collection_gate.read().as_ref().map_or(true, |g| g())
+}
+
+/// Decommits what the pause left (`HeapCore::trim_after_pause`) when
+/// dropped.
+struct TrimWhenResumed<'a, E: Embedder>(&'a HeapCore<E>);
+
+impl<E: Embedder> Drop for TrimWhenResumed<'_, E> {
+    fn drop(&mut self) {
+        self.0.trim_after_pause();
+    }
 }

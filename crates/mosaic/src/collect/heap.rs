@@ -86,8 +86,8 @@ pub struct HeapCore<E: Embedder> {
     /// The last full (0) and minor (1) collection's strong closure as one
     /// thread would have taken it, in ns (`Marked::work`, for `is_small`).
     mark_work_ns: [AtomicU64; 2],
-    /// The bytes those collections marked (for a minor one: what it kept).
-    mark_bytes: [AtomicU64; 2],
+    /// The last four minor collections' marking work (ns, as in
+    /// `mark_work_ns`) and kept bytes, newest first (`is_small`).
     minor_window: parking_lot::Mutex<[(u64, u64); 4]>,
     /// Pages in use when this pause (0) and the previous one (1) began
     /// (`note_peak_pages`): how much the heap grew since the figures
@@ -186,7 +186,6 @@ impl<E: Embedder> HeapCore<E> {
             sweepers: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
             mark_work_ns: [AtomicU64::new(0), AtomicU64::new(0)],
-            mark_bytes: [AtomicU64::new(0), AtomicU64::new(0)],
             minor_window: parking_lot::Mutex::new([(0, 0); 4]),
             pause_pages: [AtomicUsize::new(0), AtomicUsize::new(0)],
             pending_trim: AtomicU8::new(0),
@@ -337,7 +336,6 @@ impl<E: Embedder> HeapCore<E> {
     pub fn note_mark_work(&self, work: Duration, bytes: usize, minor: bool) {
         let ns = work.as_nanos().min(u64::MAX as u128) as u64;
         self.mark_work_ns[usize::from(minor)].store(ns, Relaxed);
-        self.mark_bytes[usize::from(minor)].store(bytes as u64, Relaxed);
         if minor {
             let mut w = self.minor_window.lock();
             w.rotate_right(1);
@@ -429,16 +427,19 @@ impl<E: Embedder> HeapCore<E> {
 
     /// Decommits what the last pause left (`defer_trim`), with the world
     /// running: a bounded number of pages per hold of the page resource's
-    /// lock, as sweep steps trim, until none is left. Called by the thread
-    /// that ran the pause, after resuming the others.
+    /// lock, as sweep steps trim, until none is left, and no more than the
+    /// free pages queued when it starts (pages that sweeps release
+    /// meanwhile are the sweeps' to trim). Called by the thread that ran
+    /// the pause, after resuming the others.
     pub fn trim_after_pause(&self) {
         let what = self.pending_trim.swap(0, Relaxed);
         if what == 0 {
             return;
         }
         let start = Instant::now();
+        let budget = self.resource.dirty_pages();
         let mut pages = 0;
-        loop {
+        while pages < budget {
             let n = if what >= TrimAfterPause::All as u8 {
                 self.resource.trim(&self.table, 0, TRIM_PAGES_AFTER_PAUSE)
             } else {

@@ -323,6 +323,11 @@ impl PageResource {
         pages.len()
     }
 
+    /// Free pages queued dirty (committed, not in use).
+    pub fn dirty_pages(&self) -> usize {
+        self.dirty_len.load(Relaxed)
+    }
+
     /// Pages touched since their last decommit (in use or queued dirty).
     pub fn committed_pages(&self) -> usize {
         self.committed.load(Relaxed)
@@ -361,12 +366,6 @@ impl PageResource {
     pub fn set_max_pages(&self, n: usize) {
         self.max_pages
             .store(n.clamp(1, self.reserved_pages), Relaxed);
-    }
-
-    /// Dirty pages waiting in the queue.
-    #[cfg(test)]
-    pub fn dirty_pages(&self) -> usize {
-        self.dirty_len.load(Relaxed)
     }
 
     /// Clean free pages (including the never-used part of the reservation).
