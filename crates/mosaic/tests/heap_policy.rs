@@ -400,17 +400,8 @@ fn pages_freed_beyond_the_target_are_decommitted_after_the_pause() {
         ..Config::default()
     });
     let mut m = heap.mutator().unwrap();
-    let list = m.empty_root();
-    // ~100 MB of live byte strings, then drop them all.
-    for i in 0..100_000u64 {
-        let b = new_bytes(&mut m, i, 1000, AllocFlags::NONE).unwrap();
-        let p = new_pair(&mut m, i, Some(b), list.get()).unwrap();
-        list.set(Some(p));
-    }
-    m.collect();
-    m.finish_sweep();
-    assert!(heap.stats().committed_bytes > 100 << 20);
-    list.set(None);
+    // ~100 MB of live byte strings, collected, then dropped.
+    hundred_megabytes_then_dropped(&heap, &mut m);
     m.collect();
     let empty = heap.stats();
     assert!(
@@ -461,16 +452,8 @@ fn pages_are_decommitted_after_a_pause_that_ends_in_a_panic() {
         ..Config::default()
     });
     let mut m = heap.mutator().unwrap();
-    let list = m.empty_root();
-    for i in 0..100_000u64 {
-        let b = new_bytes(&mut m, i, 1000, AllocFlags::NONE).unwrap();
-        let p = new_pair(&mut m, i, Some(b), list.get()).unwrap();
-        list.set(Some(p));
-    }
-    m.collect();
-    m.finish_sweep();
-    assert!(heap.stats().committed_bytes > 100 << 20);
-    list.set(None);
+    // ~100 MB of live byte strings, collected, then dropped.
+    hundred_megabytes_then_dropped(&heap, &mut m);
     heap.set_event_listener(Some(Box::new(|e| {
         if let GcEvent::CollectionEnd { .. } = e {
             panic!("test: listener panics");
@@ -485,4 +468,19 @@ fn pages_are_decommitted_after_a_pause_that_ends_in_a_panic() {
         "committed {} MiB after the panic",
         after.committed_bytes >> 20
     );
+}
+
+/// Keeps about 100 MB of byte strings through a collection (the heap has
+/// committed more than that), then drops them all.
+fn hundred_megabytes_then_dropped(heap: &TestHeap, m: &mut TestMutator) {
+    let list = m.empty_root();
+    for i in 0..100_000u64 {
+        let b = new_bytes(m, i, 1000, AllocFlags::NONE).unwrap();
+        let p = new_pair(m, i, Some(b), list.get()).unwrap();
+        list.set(Some(p));
+    }
+    m.collect();
+    m.finish_sweep();
+    assert!(heap.stats().committed_bytes > 100 << 20);
+    list.set(None);
 }
