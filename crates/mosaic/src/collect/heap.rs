@@ -276,14 +276,14 @@ impl<E: Embedder> HeapCore<E> {
     /// has committed less than 8 times as much, and the previous full one
     /// (the previous minor one, before the first full) marked in less
     /// than [`PARALLEL_MIN_MARK`] on one thread. A minor one is judged by
-    /// what minor collections do: the previous minor one kept less than
-    /// `parallel_min_live` and marked in less than that time, and less
-    /// than 8 times as much was allocated since the last collection (the
-    /// pages it sweeps); the heap's whole live size, which a minor
-    /// collection does not mark, made every minor collection of a heap
-    /// over 4 MiB live parallel, and the wake-up of the workers was most
-    /// of a pause that kept a few hundred objects (GCBench with holes:
-    /// 156 of 287 pauses, about 100 µs each). The first minor one is
+    /// what minor collections do: each of the last four minor ones kept
+    /// less than `parallel_min_live` and marked in less than that time,
+    /// and less than 8 times as much was allocated since the last
+    /// collection (the pages it sweeps). The heap's whole live size, which
+    /// a minor collection does not mark, made every minor collection of a
+    /// heap over 4 MiB live parallel, and the wake-up of the workers was
+    /// most of a pause that kept a few hundred objects (GCBench with
+    /// holes: 156 of 287 pauses, about 100 µs each). The first minor one is
     /// judged as a full one. The kept bytes and the marking time are
     /// scaled by how much the heap grew since the previous pause (pages
     /// in use at its start and at this one's): a heap that grows fourfold
