@@ -62,7 +62,7 @@ use mosaic::{
 use parking_lot::Mutex;
 use proptest::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
-use strategy::op;
+use strategy::{cases, op};
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -721,17 +721,6 @@ fn run_once(config: Config, ops: &[Op], late_panics: bool) {
             s.collections,
             "every collection is minor or full"
         );
-    }
-}
-
-fn cases() -> ProptestConfig {
-    ProptestConfig {
-        cases: std::env::var("MOSAIC_MODEL_CASES")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(24),
-        failure_persistence: None,
-        ..ProptestConfig::default()
     }
 }
 

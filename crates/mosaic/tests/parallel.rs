@@ -58,6 +58,17 @@ fn check_tree(root: ObjRef, depth: u32) {
     assert_eq!(seen, (1 << depth) - 1);
 }
 
+/// Sweeps, then allocates 200,000 pairs: allocation reuses every free
+/// slot, so a node of the tree below `root` that no worker marked is
+/// overwritten, and the check that follows finds it.
+fn fill_free_slots_then_check(m: &mut TestMutator, root: ObjRef, depth: u32) {
+    m.finish_sweep();
+    for i in 0..200_000u64 {
+        new_pair(m, 2_000_000 + i, None, None).unwrap();
+    }
+    check_tree(root, depth);
+}
+
 /// Deep and wide graphs are marked exactly, whatever the worker count:
 /// work moves between workers (the tree's levels are shared out, a long
 /// list is not), and nothing is lost or marked twice.
@@ -83,13 +94,7 @@ fn marking_counts_every_object_once_with_any_number_of_workers() {
                 "{workers} workers"
             );
         }
-        m.finish_sweep();
-        // Allocation reuses every free slot: a node marked by no worker
-        // would be overwritten here.
-        for i in 0..200_000u64 {
-            new_pair(&mut m, 2_000_000 + i, None, None).unwrap();
-        }
-        check_tree(root.get().unwrap(), depth);
+        fill_free_slots_then_check(&mut m, root.get().unwrap(), depth);
         let mut o = list.get();
         let mut n = 0;
         while let Some(x) = o {
@@ -120,11 +125,7 @@ fn a_panic_in_trace_on_a_worker_abandons_the_collection() {
         m.collect();
         assert_eq!(heap.stats().last_marked, (1 << depth) - 1);
     }
-    m.finish_sweep();
-    for i in 0..100_000u64 {
-        new_pair(&mut m, 1_000_000 + i, None, None).unwrap();
-    }
-    check_tree(root.get().unwrap(), depth);
+    fill_free_slots_then_check(&mut m, root.get().unwrap(), depth);
 }
 
 /// The release phase (seed 004) on 1 to 8 workers, with either page store:
@@ -339,33 +340,54 @@ fn slow_marking_of_a_small_heap_moves_to_every_worker_and_back() {
     assert!(per_pause.iter().all(|&n| n == 1 || n == 2), "{per_pause:?}");
 }
 
-/// The `roots` spans of each pause of the trace at `path` (one per worker
-/// that ran the collection), in order; removes the file.
-fn roots_spans_per_pause(path: &std::path::Path) -> Vec<usize> {
+/// A timeline span: name, thread, start and length (µs).
+struct Span {
+    name: String,
+    tid: u64,
+    ts: f64,
+    dur: f64,
+}
+
+/// Every span of the trace at `path`, which is removed.
+fn trace_spans(path: &std::path::Path) -> Vec<Span> {
     let text = std::fs::read_to_string(path).expect("the trace was written");
     let _ = std::fs::remove_file(path);
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let spans: Vec<(&str, f64, f64)> = json["traceEvents"]
+    json["traceEvents"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|e| e["ph"] == "X")
-        .map(|e| {
-            let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
-            (e["name"].as_str().unwrap(), ts, dur)
+        .map(|e| Span {
+            name: e["name"].as_str().unwrap().to_string(),
+            tid: e["tid"].as_u64().unwrap(),
+            ts: e["ts"].as_f64().unwrap(),
+            dur: e["dur"].as_f64().unwrap(),
         })
-        .collect();
+        .collect()
+}
+
+/// The spans named `name` that start within each pause, per pause in
+/// order.
+fn spans_per_pause<'s>(spans: &'s [Span], name: &str) -> Vec<Vec<&'s Span>> {
     spans
         .iter()
-        .filter(|s| s.0 == "pause")
+        .filter(|p| p.name == "pause")
         .map(|p| {
-            let within = |s: &&(&str, f64, f64)| s.1 >= p.1 && s.1 <= p.1 + p.2;
             spans
                 .iter()
-                .filter(|s| s.0 == "roots")
-                .filter(within)
-                .count()
+                .filter(|s| s.name == name && s.ts >= p.ts && s.ts <= p.ts + p.dur)
+                .collect()
         })
+        .collect()
+}
+
+/// The `roots` spans of each pause of the trace at `path` (one per worker
+/// that ran the collection), in order; removes the file.
+fn roots_spans_per_pause(path: &std::path::Path) -> Vec<usize> {
+    spans_per_pause(&trace_spans(path), "roots")
+        .iter()
+        .map(Vec::len)
         .collect()
 }
 
@@ -436,45 +458,22 @@ fn a_collection_judged_small_calls_the_workers_in_when_its_marking_runs_long() {
         let root = m.root(root).unwrap();
         m.collect();
         assert_eq!(heap.stats().last_marked, (1 << depth) - 1);
-        m.finish_sweep();
-        for i in 0..200_000u64 {
-            new_pair(&mut m, 2_000_000 + i, None, None).unwrap();
-        }
-        check_tree(root.get().unwrap(), depth);
+        fill_free_slots_then_check(&mut m, root.get().unwrap(), depth);
         drop(m);
         heap.write_trace().unwrap();
     }
-    let text = std::fs::read_to_string(&path).expect("the trace was written");
-    let _ = std::fs::remove_file(&path);
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let spans: Vec<&serde_json::Value> = json["traceEvents"]
-        .as_array()
-        .unwrap()
+    let spans = trace_spans(&path);
+    let markers: std::collections::BTreeSet<u64> = spans_per_pause(&spans, "mark")[0]
         .iter()
-        .filter(|e| e["ph"] == "X")
-        .collect();
-    let first = spans
-        .iter()
-        .find(|e| e["name"] == "pause")
-        .expect("a pause");
-    let (t0, t1) = (
-        first["ts"].as_f64().unwrap(),
-        first["ts"].as_f64().unwrap() + first["dur"].as_f64().unwrap(),
-    );
-    let markers: std::collections::BTreeSet<u64> = spans
-        .iter()
-        .filter(|e| e["name"] == "mark")
-        .filter(|e| (t0..=t1).contains(&e["ts"].as_f64().unwrap()))
-        .map(|e| e["tid"].as_u64().unwrap())
+        .map(|s| s.tid)
         .collect();
     assert_eq!(markers.len(), 2, "threads that marked in the first pause");
     // It began alone (the collecting thread's `roots`), then both workers
     // went on (one `roots` span each, with no root task left): a pause
     // parallel from the start has two, a serial one one.
-    let roots = spans
-        .iter()
-        .filter(|e| e["name"] == "roots")
-        .filter(|e| (t0..=t1).contains(&e["ts"].as_f64().unwrap()))
-        .count();
-    assert_eq!(roots, 3, "roots spans in the first pause");
+    assert_eq!(
+        spans_per_pause(&spans, "roots")[0].len(),
+        3,
+        "roots spans in the first pause"
+    );
 }

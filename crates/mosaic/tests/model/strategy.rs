@@ -61,3 +61,16 @@ pub fn op() -> impl Strategy<Value = Op> {
         3 => any::<usize>().prop_map(Op::Free),
     ]
 }
+
+/// How many cases each property runs: `MOSAIC_MODEL_CASES`, 24 by
+/// default; failures are not persisted to files.
+pub fn cases() -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("MOSAIC_MODEL_CASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(24),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
