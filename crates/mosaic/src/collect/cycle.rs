@@ -184,10 +184,10 @@ fn pause<E: Embedder>(
     core.counters
         .last_marked_bytes
         .store(decision.live_bytes, Relaxed);
-    if decision.target_bytes < old_target {
-        // The heap shrank: free pages beyond the new target go back to
-        // the OS as soon as the world runs again (the lazy sweep may have
-        // nothing left to do it).
+    if core.update_commit_level() {
+        // The heap shrank: free pages beyond the room of the new target
+        // go back to the OS as soon as the world runs again (the lazy
+        // sweep may have nothing left to do it).
         core.defer_trim(TrimAfterPause::ToTarget);
     }
     if decision.target_bytes != old_target {
