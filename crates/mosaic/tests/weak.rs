@@ -545,3 +545,52 @@ fn disappearing_links_outside_the_heap_hold_disguised_pointers_and_are_cleared_w
         assert_eq!(links[0], !kept.addr(), "unregistered: never cleared");
     }
 }
+
+/// A weak slot whose holder is unreachable but kept for its finalizer
+/// keeps its registration (the holder is marked only after the short
+/// references were looked at), and a holder that dies for good takes its
+/// registrations, short and long, with it; a slot outside any object
+/// found dead this way is left alone.
+#[test]
+fn weak_slots_of_a_holder_kept_for_its_finalizer_stay_registered_until_it_dies() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let target = new_pair(&mut m, 1, None, None).unwrap();
+    let _t = m.root(target).unwrap();
+    let holder = weak_box(&mut m, 2, 2);
+    set_word(holder, 0, Some(target));
+    set_word(holder, 1, Some(target));
+    // SAFETY: words of a live object.
+    unsafe {
+        m.register_weak_slot(word_slot(holder, 0), WeakKind::Short)
+            .unwrap();
+        m.register_weak_slot(word_slot(holder, 1), WeakKind::Long)
+            .unwrap();
+    }
+    m.register_finalizer(holder, FinalizerOrder::Ordered, |_, _| {})
+        .unwrap();
+    // Another holder with a short slot that simply dies.
+    let other = weak_box(&mut m, 3, 1);
+    set_word(other, 0, Some(target));
+    // SAFETY: a word of a live object.
+    unsafe {
+        m.register_weak_slot(word_slot(other, 0), WeakKind::Short)
+            .unwrap()
+    };
+    assert_eq!(heap.stats().weak_slots, 3);
+    m.collect();
+    assert_eq!(
+        heap.stats().weak_slots,
+        2,
+        "the finalizable holder's two slots stay, the dead one's goes"
+    );
+    assert_eq!(
+        word(holder, 0),
+        Some(target),
+        "a live target is not cleared"
+    );
+    assert_eq!(word(holder, 1), Some(target));
+    assert_eq!(m.run_finalizers().unwrap(), 1);
+    m.collect();
+    assert_eq!(heap.stats().weak_slots, 0, "the holder died for good");
+}

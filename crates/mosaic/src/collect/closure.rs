@@ -156,7 +156,7 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
     let Strong {
         start,
         work,
-        weak,
+        mut weak,
         mut marker,
     } = strong;
     let table = &core.table;
@@ -206,10 +206,12 @@ pub fn weak_phases<E: Embedder>(core: &HeapCore<E>, strong: Strong<'_>) -> Marke
         (marker.marked, marker.marked_bytes, pins)
     } else {
         keep_referents(core, &mut marker, |m| m.drain(&core.embedder));
-        weak.clear(weak.unmarked(table, WeakKind::Short));
+        let short = weak.unmarked(table, WeakKind::Short);
+        weak.clear(short);
         (marker.marked, marker.marked_bytes, marker.take_pins())
     };
-    weak.clear(weak.unmarked(table, WeakKind::Long));
+    let long = weak.unmarked(table, WeakKind::Long);
+    weak.clear(long);
     weak.finish(table);
     core.span("weak", weak_start, None);
     Marked {

@@ -11,9 +11,13 @@
 //! weak reference read by a mutator holds either null or a live object.
 //! The cost of a collection is proportional to the number of weak
 //! references registered, never to the heap: a collection with none pays
-//! one relaxed load per table.
+//! one relaxed load per table. Registered slots are walked once per pause
+//! (the short pass, which also looks at each slot's holder), plus once
+//! more only if long ones exist: a registration whose holder was found
+//! marked stays, and only the others are looked at again once marking
+//! has ended (`WeakPause::finish`).
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
@@ -46,6 +50,11 @@ pub struct WeakRefs {
     slots: Mutex<FxHashMap<usize, (WeakKind, usize)>>,
     /// Weak references registered (handles and slots), to skip the work.
     count: AtomicUsize,
+    /// Registered slots of the long kind, to skip the long pass.
+    long_slots: AtomicUsize,
+    /// Slot registrations ever made: `WeakPause::finish` sees whether
+    /// one came after the short pass looked at every holder.
+    inserted: AtomicU64,
 }
 
 /// The weak handles of one kind.
@@ -117,7 +126,6 @@ impl std::fmt::Debug for WeakRoot {
 /// word or slot, the value found there).
 #[derive(Default)]
 pub struct Doomed {
-    kind: WeakKind,
     words: Vec<(usize, usize)>,
     slots: Vec<(usize, usize)>,
 }
@@ -176,6 +184,10 @@ impl WeakRefs {
         }
         slots.insert(slot, (kind, target));
         self.count.fetch_add(1, Relaxed);
+        self.inserted.fetch_add(1, Relaxed);
+        if kind == WeakKind::Long {
+            self.long_slots.fetch_add(1, Relaxed);
+        }
         Ok(())
     }
 
@@ -220,12 +232,19 @@ impl WeakRefs {
 
     /// Forgets a registered slot; whether it was registered.
     pub fn unregister_slot(&self, slot: usize) -> bool {
-        let mut slots = self.slots.lock();
-        let removed = slots.remove(&slot).is_some();
-        if removed {
-            self.count.fetch_sub(1, Relaxed);
+        let removed = self.slots.lock().remove(&slot);
+        if let Some((kind, _)) = removed {
+            self.forget(kind);
         }
-        removed
+        removed.is_some()
+    }
+
+    /// Counts a slot registration ended.
+    fn forget(&self, kind: WeakKind) {
+        self.count.fetch_sub(1, Relaxed);
+        if kind == WeakKind::Long {
+            self.long_slots.fetch_sub(1, Relaxed);
+        }
     }
 
     /// Whether any weak reference may exist (handles dropped since are
@@ -262,6 +281,8 @@ impl WeakRefs {
         WeakPause {
             refs: self,
             handles: [self.handles[0].words.lock(), self.handles[1].words.lock()],
+            recheck: Vec::new(),
+            holders_seen: None,
         }
     }
 
@@ -275,14 +296,24 @@ impl WeakRefs {
 pub struct WeakPause<'a> {
     refs: &'a WeakRefs,
     handles: [MutexGuard<'a, Words>; 2],
+    /// Registered slots whose holder the short pass did not find marked
+    /// (finalization may still mark it, or it is not a heap object):
+    /// `finish` decides on them.
+    recheck: Vec<usize>,
+    /// `WeakRefs::inserted` when the short pass looked at every holder;
+    /// `None` before (then `finish` looks at every registration).
+    holders_seen: Option<u64>,
 }
 
 impl WeakPause<'_> {
     /// Pause, after marking: the weak references of `kind` whose target is
     /// an unmarked object, to clear with [`WeakRefs::clear`]. Finding and
     /// clearing are apart so that short references are cleared only once
-    /// no embedder code can abandon the collection any more.
-    pub fn unmarked(&self, table: &PageTable, kind: WeakKind) -> Doomed {
+    /// no embedder code can abandon the collection any more. The short
+    /// pass walks every registered slot and also notes those whose holder
+    /// is not marked, for [`WeakPause::finish`]; the long pass walks the
+    /// slots only if long ones are registered.
+    pub fn unmarked(&mut self, table: &PageTable, kind: WeakKind) -> Doomed {
         let mut doomed = Doomed::default();
         if !self.refs.any() {
             return doomed;
@@ -293,7 +324,19 @@ impl WeakPause<'_> {
                 doomed.words.push((w as *const AtomicUsize as usize, v));
             }
         }
-        for (&slot, &(k, link_target)) in self.refs.slots.lock().iter() {
+        let short = kind == WeakKind::Short;
+        if !short && self.refs.long_slots.load(Relaxed) == 0 {
+            return doomed;
+        }
+        let slots = self.refs.slots.lock();
+        if short {
+            self.recheck.clear();
+            self.holders_seen = Some(self.refs.inserted.load(Relaxed));
+        }
+        for (&slot, &(k, link_target)) in slots.iter() {
+            if short && !matches!(table.mark_state(slot), MarkState::Marked(_)) {
+                self.recheck.push(slot);
+            }
             if k != kind {
                 continue;
             }
@@ -311,7 +354,6 @@ impl WeakPause<'_> {
                 doomed.slots.push((slot, target));
             }
         }
-        doomed.kind = kind;
         doomed
     }
 
@@ -333,14 +375,14 @@ impl WeakPause<'_> {
                 let p = slot as *mut usize;
                 match slots.get(&slot) {
                     // A disappearing link: cleared, and its registration ends.
-                    Some(&(_, target)) if target == v => {
+                    Some(&(kind, target)) if target == v => {
                         // SAFETY: the embedder registered `link` as a word it
                         // lets the collector clear while registered (a live
                         // heap object's, see `unmarked`, or memory outside
                         // the heap it keeps mapped); the world is stopped.
                         unsafe { p.write(0) };
                         slots.remove(&slot);
-                        self.refs.count.fetch_sub(1, Relaxed);
+                        self.refs.forget(kind);
                     }
                     // SAFETY: still registered, so inside a live object (see
                     // `unmarked`); the world is stopped.
@@ -393,19 +435,38 @@ impl WeakPause<'_> {
     }
 
     /// Pause, after all marking: drops the registrations of slots whose
-    /// holder object dies now, and recounts what is registered.
+    /// holder object dies now, and recounts what is registered. Only the
+    /// slots the short pass found unmarked holders for are looked at (a
+    /// marked holder stays marked), unless there was no short pass or a
+    /// slot was registered after it.
     pub fn finish(self, table: &PageTable) {
         if !self.refs.any() {
             return;
         }
-        let mut slots = self.refs.slots.lock();
         // A registration ends with the heap object holding it; a link
         // outside the heap lasts until unregistered or cleared.
-        slots.retain(|&slot, &mut (_, target)| match table.mark_state(slot) {
+        let holder_lives = |slot: usize, target: usize| match table.mark_state(slot) {
             MarkState::Marked(_) => true,
             MarkState::Unmarked(_) => false,
             _ => target != 0,
-        });
+        };
+        let mut slots = self.refs.slots.lock();
+        if self.holders_seen == Some(self.refs.inserted.load(Relaxed)) {
+            for slot in &self.recheck {
+                if let Some(&(kind, target)) = slots.get(slot) {
+                    if !holder_lives(*slot, target) {
+                        slots.remove(slot);
+                        if kind == WeakKind::Long {
+                            self.refs.long_slots.fetch_sub(1, Relaxed);
+                        }
+                    }
+                }
+            }
+        } else {
+            slots.retain(|&slot, &mut (_, target)| holder_lives(slot, target));
+            let long = slots.values().filter(|v| v.0 == WeakKind::Long).count();
+            self.refs.long_slots.store(long, Relaxed);
+        }
         let handles: usize = self.handles.iter().map(|t| t.used()).sum();
         self.refs.count.store(handles + slots.len(), Relaxed);
     }
