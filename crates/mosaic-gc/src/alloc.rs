@@ -535,12 +535,16 @@ pub unsafe extern "C" fn GC_free(p: *mut c_void) {
     // The usual case first: `p` is an object's start, freed with one
     // lookup; an interior pointer only counts, as before.
     let freed = ObjRef::from_ptr(p.cast()).and_then(|o| {
-        crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
+        if crate::roots::any_uncollectable() {
+            crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
+        }
+        // (The size alone leaves the closure: it comes back in a register,
+        // where the whole `Result` went through memory.)
         // SAFETY: the program gives the object up (bdwgc's contract).
-        with_mutator(|m| unsafe { m.free_sized(o) }).ok()
+        with_mutator(|m| unsafe { m.free_sized(o) }.ok().map(|(_, size)| size))
     });
     let size = match freed {
-        Some((_, size)) => size,
+        Some(size) => size,
         None => {
             let Some(o) = base_of(p) else { return };
             crate::disclaim::forget_closure(o, p);

@@ -187,6 +187,13 @@ pub fn started(arg: usize) {
     }
 }
 
+/// Whether any uncollectable object was ever allocated (then
+/// `remove_uncollectable` has a set to look in).
+#[inline]
+pub fn any_uncollectable() -> bool {
+    ANY_UNCOLLECTABLE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether `o` was uncollectable (and is not any more).
 pub fn remove_uncollectable(o: usize) -> bool {
     // (Relaxed: an object's uncollectable allocation happens before its
