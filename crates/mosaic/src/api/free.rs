@@ -233,6 +233,7 @@ fn busy(d: &PageDesc, slot: usize, generational: bool, unlogged: impl FnOnce() -
 
 /// The flags of the allocation context whose runs give a slot the side
 /// bits that slot `slot` of page `d` has (`None`: a mix no run gives).
+#[inline]
 fn context_flags_of(d: &PageDesc, slot: usize) -> Option<AllocFlags> {
     let bits = (
         d.no_pointers.get(slot),

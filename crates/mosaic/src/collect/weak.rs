@@ -255,11 +255,15 @@ impl WeakRefs {
 
     /// Whether a registered weak slot lies in `[start, start + len)` (an
     /// object about to be freed explicitly): probes each word or scans
-    /// the table, whichever is shorter.
+    /// the table, whichever is shorter. Inline for the usual answer, no
+    /// weak reference at all.
+    #[inline]
     pub fn has_slot_within(&self, start: usize, len: usize) -> bool {
-        if !self.any() {
-            return false;
-        }
+        self.any() && self.has_slot_within_slow(start, len)
+    }
+
+    #[inline(never)]
+    fn has_slot_within_slow(&self, start: usize, len: usize) -> bool {
         let slots = self.slots.lock();
         let words = len / 8;
         if slots.len() < words {

@@ -193,6 +193,7 @@ impl PageTable {
     /// The start of the live object `addr` points exactly at, if any. On a
     /// page not yet swept since the last collection, an unmarked object is
     /// dead although its alloc bit is still set: it is not an object.
+    #[inline]
     pub fn object_at(&self, addr: usize) -> Option<Located> {
         match self.locate(addr) {
             l @ Located::Small { page, slot, start }
