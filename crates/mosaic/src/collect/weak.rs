@@ -227,15 +227,21 @@ impl WeakRefs {
         }
         let v = slots.remove(&from).expect("registered");
         slots.insert(to, v);
+        // A registration at a new place, whose holder a pause's short pass
+        // has not looked at: counted as made (`WeakPause::finish`).
+        self.inserted.fetch_add(1, Relaxed);
         Ok(())
     }
 
     /// Forgets a registered slot; whether it was registered.
     pub fn unregister_slot(&self, slot: usize) -> bool {
-        let removed = self.slots.lock().remove(&slot);
+        // Counted down under the lock: a pause recounts holding it.
+        let mut slots = self.slots.lock();
+        let removed = slots.remove(&slot);
         if let Some((kind, _)) = removed {
             self.forget(kind);
         }
+        drop(slots);
         removed.is_some()
     }
 
@@ -473,5 +479,70 @@ impl WeakPause<'_> {
         }
         let handles: usize = self.handles.iter().map(|t| t.used()).sum();
         self.refs.count.store(handles + slots.len(), Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page of 48-byte slots: slot 0 a marked (live) holder, slot 1 an
+    /// allocated, unmarked (dead) one, slot 2 a marked target.
+    fn page() -> (PageTable, [usize; 3]) {
+        let t = PageTable::new(4).unwrap();
+        let d = t.desc(1);
+        d.init_small(3, 48);
+        for slot in 0..3 {
+            d.alloc.set(slot);
+        }
+        d.mark.set(0);
+        d.mark.set(2);
+        let base = t.page_addr(1);
+        (t, [base, base + 48, base + 96])
+    }
+
+    #[test]
+    fn a_registration_moved_after_the_short_pass_is_looked_at_by_finish() {
+        let (t, [live, dead, target]) = page();
+        let refs = WeakRefs::default();
+        refs.register_link(live, target, WeakKind::Short).unwrap();
+        let mut pause = refs.pause();
+        // The holder is marked: the short pass leaves the slot alone.
+        let short = pause.unmarked(&t, WeakKind::Short);
+        pause.clear(short);
+        // Moved (a thread the pause did not stop) into a dead holder.
+        refs.move_slot(live, dead).unwrap();
+        pause.finish(&t);
+        assert_eq!(refs.slot_count(), 0, "the dead holder's registration went");
+        assert!(!refs.any());
+    }
+
+    #[test]
+    fn finish_looks_again_only_at_what_the_short_pass_found_unmarked_holders_for() {
+        let (t, [live, dead, target]) = page();
+        let refs = WeakRefs::default();
+        refs.register_link(live, target, WeakKind::Short).unwrap();
+        refs.register_link(dead, target, WeakKind::Long).unwrap();
+        let mut pause = refs.pause();
+        let short = pause.unmarked(&t, WeakKind::Short);
+        assert_eq!(pause.recheck, vec![dead]);
+        pause.clear(short);
+        // Finalization marks the dead holder after all: it stays.
+        t.desc(1).mark.set(1);
+        let long = pause.unmarked(&t, WeakKind::Long);
+        pause.clear(long);
+        pause.finish(&t);
+        assert_eq!(refs.slot_count(), 2);
+        assert_eq!(refs.long_slots.load(Relaxed), 1);
+        // Unmarked again (the next collection): its registration goes.
+        t.desc(1).mark.clear(1);
+        let mut pause = refs.pause();
+        let short = pause.unmarked(&t, WeakKind::Short);
+        pause.clear(short);
+        pause.finish(&t);
+        assert_eq!(refs.slot_count(), 1);
+        assert_eq!(refs.long_slots.load(Relaxed), 0);
+        assert!(refs.unregister_slot(live));
+        assert!(!refs.any());
     }
 }
