@@ -466,9 +466,7 @@ impl WeakPause<'_> {
                 if let Some(&(kind, target)) = slots.get(slot) {
                     if !holder_lives(*slot, target) {
                         slots.remove(slot);
-                        if kind == WeakKind::Long {
-                            self.refs.long_slots.fetch_sub(1, Relaxed);
-                        }
+                        self.refs.forget(kind);
                     }
                 }
             }
