@@ -9,6 +9,7 @@
 //! object alive.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use mosaic::{AllocFlags, ObjRef};
 
@@ -514,9 +515,27 @@ unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
     q
 }
 
+/// Bytes given to `GC_free` that the heap's own count
+/// (`Heap::freed_bytes`, kept per thread) does not see: interior pointers,
+/// which only count.
+static UNCOUNTED_FREED: AtomicU64 = AtomicU64::new(0);
+/// The bytes given to `GC_free` when the last collection ended.
+static FREED_AT_GC: AtomicU64 = AtomicU64::new(0);
+
+fn freed_total() -> u64 {
+    heap().freed_bytes() + UNCOUNTED_FREED.load(Relaxed)
+}
+
 /// Bytes given to `GC_free` since the last collection.
-pub static EXPLICITLY_FREED: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(0);
+pub fn freed_since_gc() -> usize {
+    freed_total().saturating_sub(FREED_AT_GC.load(Relaxed)) as usize
+}
+
+/// At the end of a collection (its event, in the pause): the count since
+/// the last one starts again.
+pub fn collection_ended() {
+    FREED_AT_GC.store(freed_total(), Relaxed);
+}
 
 /// Explicit deallocation, as bdwgc's: uncollectable objects stop being
 /// roots, and the memory is reused at once (`Mutator::free`): a small
@@ -534,25 +553,23 @@ pub unsafe extern "C" fn GC_free(p: *mut c_void) {
     }
     // The usual case first: `p` is an object's start, freed with one
     // lookup; an interior pointer only counts, as before.
-    let freed = ObjRef::from_ptr(p.cast()).and_then(|o| {
+    // (Only whether it was freed leaves the closure: it comes back in a
+    // register, where the whole `Result` went through memory. The freed
+    // bytes are counted by the thread's mutator.)
+    let freed = ObjRef::from_ptr(p.cast()).is_some_and(|o| {
         if crate::roots::any_uncollectable() {
             crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
         }
-        // (The size alone leaves the closure: it comes back in a register,
-        // where the whole `Result` went through memory.)
         // SAFETY: the program gives the object up (bdwgc's contract).
-        with_mutator(|m| unsafe { m.free_sized(o) }.ok().map(|(_, size)| size))
+        with_mutator(|m| unsafe { m.free_sized(o) }.is_ok())
     });
-    let size = match freed {
-        Some(size) => size,
-        None => {
-            let Some(o) = base_of(p) else { return };
-            crate::disclaim::forget_closure(o, p);
-            crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
-            heap().object_size(o).unwrap_or(0)
-        }
-    };
-    EXPLICITLY_FREED.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+    if !freed {
+        let Some(o) = base_of(p) else { return };
+        crate::disclaim::forget_closure(o, p);
+        crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
+        let size = heap().object_size(o).unwrap_or(0);
+        UNCOUNTED_FREED.fetch_add(size as u64, Relaxed);
+    }
 }
 
 fn copy_bytes(src: *const u8, len: usize, extra_nul: bool) -> *mut c_char {

@@ -304,7 +304,7 @@ pub extern "C" fn GC_get_obtained_from_os_bytes() -> usize {
 
 #[no_mangle]
 pub extern "C" fn GC_get_expl_freed_bytes_since_gc() -> usize {
-    crate::alloc::EXPLICITLY_FREED.load(Relaxed)
+    crate::alloc::freed_since_gc()
 }
 
 #[no_mangle]

@@ -275,7 +275,7 @@ fn on_event(e: &GcEvent) {
             crate::events::restarting();
             crate::data::set_gc_no(*number);
             crate::reserve::collection_ended();
-            crate::alloc::EXPLICITLY_FREED.store(0, Relaxed);
+            crate::alloc::collection_ended();
             if PRINT_STATS.load(Relaxed) {
                 // Straight to stderr, as bdwgc logs: the program's warn
                 // procedure might call `malloc`, and the world is stopped.

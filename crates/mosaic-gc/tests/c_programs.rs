@@ -110,6 +110,17 @@ fn all_ok(out: &str, n: usize) {
     }
 }
 
+/// `GC_get_expl_freed_bytes_since_gc` counts every `GC_free` (each
+/// thread counts its own, and an exited thread's count stays) until a
+/// collection.
+#[test]
+fn explicit_frees_are_counted_on_every_thread_until_a_collection() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("explicit_free"), 5);
+}
+
 #[test]
 fn threads_that_never_call_in_are_stopped_and_scanned() {
     if header_missing() {

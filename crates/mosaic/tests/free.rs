@@ -386,3 +386,72 @@ fn with_the_run_used_up_a_freed_slot_becomes_the_run() {
     );
     drop(roots);
 }
+
+#[test]
+fn free_counts_are_exact_across_threads_and_outlive_the_mutators_that_made_them() {
+    use std::sync::mpsc;
+    let heap = heap(Config {
+        heap_min: 64 << 20,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let slot = heap
+        .object_size(new_pair(&mut m, 1, None, None).unwrap())
+        .unwrap() as u64;
+    // Each thread frees 300 objects at once and defers one (a finalizer),
+    // then keeps its mutator until told to drop it.
+    let (done_tx, done_rx) = mpsc::channel();
+    let threads: Vec<_> = (0..3u64)
+        .map(|t| {
+            let heap = heap.clone();
+            let done = done_tx.clone();
+            let (go_tx, go_rx) = mpsc::channel::<()>();
+            let thread = std::thread::spawn(move || {
+                let mut m = heap.mutator().unwrap();
+                for i in 0..300 {
+                    let o = new_pair(&mut m, t * 1000 + i, None, None).unwrap();
+                    assert_eq!(free(&mut m, o).unwrap(), Freed::Now);
+                }
+                let fin = new_pair(&mut m, t, None, None).unwrap();
+                m.register_finalizer(fin, FinalizerOrder::Ordered, |_, _| {})
+                    .unwrap();
+                assert_eq!(free(&mut m, fin).unwrap(), Freed::AtNextCollection);
+                // Parked while the others free and the main thread checks.
+                m.enter_blocking().unwrap();
+                done.send(()).unwrap();
+                go_rx.recv().unwrap();
+                m.leave_blocking().unwrap();
+            });
+            (go_tx, thread)
+        })
+        .collect();
+    for _ in 0..3 {
+        done_rx.recv().unwrap();
+    }
+    let check = |what: &str| {
+        let s = heap.stats();
+        assert_eq!(
+            (s.freed_now, s.freed_now_bytes, s.frees_deferred),
+            (900, 900 * slot, 3),
+            "{what}"
+        );
+        assert_eq!(heap.freed_bytes(), 903 * slot, "{what}");
+    };
+    check("three mutators alive");
+    // A mutator that goes hands its counts to the heap: no free is lost
+    // or counted twice, whether its table goes at once or at a collection.
+    let mut threads = threads.into_iter();
+    for (go, thread) in threads.by_ref().take(2) {
+        go.send(()).unwrap();
+        thread.join().unwrap();
+    }
+    check("two mutators dropped");
+    m.collect();
+    check("after a collection");
+    for (go, thread) in threads {
+        go.send(()).unwrap();
+        thread.join().unwrap();
+    }
+    m.collect();
+    check("every freeing mutator gone");
+}

@@ -95,7 +95,7 @@ impl<E: Embedder> Mutator<E> {
                     || (core.pins.is_pinned(start) && start != self.finalizing)
                     || core.weak.has_slot_within(start, d.large_size())
                 {
-                    return Ok((self.deferred(), d.large_size()));
+                    return Ok((self.deferred(d.large_size()), d.large_size()));
                 }
                 let bytes = d.span() * crate::space::PAGE_SIZE;
                 if !core.large.free_now(table, &core.resource, head) {
@@ -103,7 +103,7 @@ impl<E: Embedder> Mutator<E> {
                 }
                 core.sizer.give_back(bytes as u64);
                 let size = d.large_size();
-                self.freed_now(start, bytes);
+                self.freed_now(start, bytes, size);
                 Ok((Freed::Now, size))
             }
             _ => Err(Error::ForeignPointer { addr }),
@@ -130,7 +130,7 @@ impl<E: Embedder> Mutator<E> {
             || (core.pins.is_pinned(start) && start != self.finalizing)
             || core.weak.has_slot_within(start, size)
         {
-            return Ok((self.deferred(), size));
+            return Ok((self.deferred(size), size));
         }
         if d.is_unswept() {
             // The mark bit says what the sweep keeps: without it the
@@ -138,10 +138,11 @@ impl<E: Embedder> Mutator<E> {
             // bit already keeps it: the next collection frees it then.)
             d.mark.test_and_clear_atomic(slot);
             core.counters.freed_at_sweep.fetch_add(1, Relaxed);
+            self.link.roots.frees.add_later(size as u64);
             return Ok((Freed::WhenSwept, size));
         }
         let Some(flags) = context_flags_of(d, slot) else {
-            return Ok((self.deferred(), size));
+            return Ok((self.deferred(size), size));
         };
         let ctx = context(d.pool(), flags);
         if self.local.holds_in_run(table, ctx, start) {
@@ -153,7 +154,7 @@ impl<E: Embedder> Mutator<E> {
         // waits in the list (its `freed` bit set) for the slow path.
         let as_run = self.local.can_take_as_run(table, ctx, start);
         if !as_run && !self.local.has_freed_room(ctx) {
-            return Ok((self.deferred(), size));
+            return Ok((self.deferred(size), size));
         }
         if !as_run && !d.freed.test_and_set_atomic(slot) {
             // Another thread freed it an instant ago.
@@ -177,27 +178,29 @@ impl<E: Embedder> Mutator<E> {
         } else {
             self.local.push_freed(ctx, start);
         }
-        self.freed_now(start, size);
+        self.freed_now(start, size, size);
         Ok((Freed::Now, size))
     }
 
-    /// The bookkeeping of an object freed now (`bytes` back): counted, and
-    /// if it is the object of the finalizer running on this mutator, the
-    /// finalizing slot lets it go and its pin exemption ends (the slot may
-    /// come back as another object in this finalizer).
-    fn freed_now(&mut self, start: usize, bytes: usize) {
+    /// The bookkeeping of an object of `size` bytes freed now (`bytes`
+    /// back): counted (in this mutator's own counts), and if it is the
+    /// object of the finalizer running on this mutator, the finalizing slot
+    /// lets it go and its pin exemption ends (the slot may come back as
+    /// another object in this finalizer).
+    #[inline]
+    fn freed_now(&mut self, start: usize, bytes: usize, size: usize) {
         if start == self.finalizing {
             self.link.roots.forget_finalizing(start);
             self.finalizing = 0;
         }
-        let c = &self.heap.core.counters;
-        c.freed_now.fetch_add(1, Relaxed);
-        c.freed_now_bytes.fetch_add(bytes as u64, Relaxed);
+        self.link.roots.frees.add_now(bytes as u64, size as u64);
     }
 
-    fn deferred(&self) -> Freed {
+    /// A free of `size` bytes left to the next collection.
+    fn deferred(&self, size: usize) -> Freed {
         let c = &self.heap.core.counters;
         c.frees_deferred.fetch_add(1, Relaxed);
+        self.link.roots.frees.add_later(size as u64);
         Freed::AtNextCollection
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::collect::{in_callback, GcEvent, HeapCore, RootTable};
+use crate::collect::{in_callback, FreeTotals, GcEvent, HeapCore, RootTable};
 use crate::config::Config;
 use crate::embedder::Embedder;
 use crate::error::Error;
@@ -82,8 +82,28 @@ impl<E: Embedder> HeapInner<E> {
     /// Root tables to scan; forgets those whose mutator and roots are all gone.
     pub fn live_root_tables(&self) -> Vec<Arc<RootTable>> {
         let mut tables = self.root_tables.lock();
-        tables.retain(|t| t.in_use());
+        tables.retain(|t| self.keep_table(t, t.in_use()));
         tables.clone()
+    }
+
+    /// `keep`, for a `retain` of the root tables (under their lock): a
+    /// table that goes gives its owner's free counts to the heap's.
+    pub fn keep_table(&self, t: &RootTable, keep: bool) -> bool {
+        if !keep {
+            t.frees.fold_into(&self.core.counters);
+        }
+        keep
+    }
+
+    /// Explicit frees so far: the heap's counts plus every live mutator's,
+    /// summed under the tables' lock (exact).
+    pub fn free_totals(&self) -> FreeTotals {
+        let tables = self.root_tables.lock();
+        let mut totals = self.core.counters.free_totals();
+        for t in tables.iter() {
+            t.frees.add_to(&mut totals);
+        }
+        totals
     }
 }
 
@@ -264,9 +284,22 @@ impl<E: Embedder> Heap<E> {
         self.inner.core.events.set(listener.map(Arc::from));
     }
 
+    /// Bytes of every object freed explicitly ([`crate::Mutator::free`])
+    /// since the heap was created, whether its memory was reusable at once
+    /// or comes back at a sweep or the next collection (each object's
+    /// slot size, a large object's requested size): what bdwgc's
+    /// `GC_get_expl_freed_bytes_since_gc` counts between collections.
+    pub fn freed_bytes(&self) -> u64 {
+        self.inner.free_totals().bytes
+    }
+
     /// A snapshot of the heap's statistics.
     pub fn stats(&self) -> Stats {
-        Stats::collect(&self.inner.core, &self.inner.world)
+        Stats::collect(
+            &self.inner.core,
+            &self.inner.world,
+            self.inner.free_totals(),
+        )
     }
 }
 

@@ -621,9 +621,12 @@ impl<E: Embedder> Drop for Mutator<E> {
         // that runs thousands of short threads between collections would
         // keep every one's table (and the allocator pages under them).
         let mine = &self.link.roots;
-        h.root_tables
-            .lock()
-            .retain(|t| !Arc::ptr_eq(t, mine) || Arc::strong_count(t) > 2 || !t.is_empty());
+        h.root_tables.lock().retain(|t| {
+            h.keep_table(
+                t,
+                !Arc::ptr_eq(t, mine) || Arc::strong_count(t) > 2 || !t.is_empty(),
+            )
+        });
         h.world.unregister(self.link.id);
     }
 }

@@ -4,7 +4,9 @@ use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use crate::collect::{CompactionStats, Distribution, GcCounters, HeapCore, HeapDecision};
+use crate::collect::{
+    CompactionStats, Distribution, FreeTotals, GcCounters, HeapCore, HeapDecision,
+};
 use crate::config::HeapPolicy;
 use crate::embedder::Embedder;
 use crate::os::rss_bytes;
@@ -167,7 +169,11 @@ impl Counters {
 }
 
 impl Stats {
-    pub(crate) fn collect<E: Embedder>(core: &HeapCore<E>, world: &World) -> Stats {
+    pub(crate) fn collect<E: Embedder>(
+        core: &HeapCore<E>,
+        world: &World,
+        frees: FreeTotals,
+    ) -> Stats {
         let c = &core.counters;
         let compaction = *c.compaction.lock();
         let pools = core
@@ -209,8 +215,8 @@ impl Stats {
             release_phases: GcCounters::distribution(&c.releases),
             last_released_pages: c.last_released_pages.load(Relaxed),
             compactions: c.compactions.load(Relaxed),
-            freed_now: c.freed_now.load(Relaxed),
-            freed_now_bytes: c.freed_now_bytes.load(Relaxed),
+            freed_now: frees.now,
+            freed_now_bytes: frees.now_bytes,
             freed_at_sweep: c.freed_at_sweep.load(Relaxed),
             frees_deferred: c.frees_deferred.load(Relaxed),
             last_compaction: compaction.0,

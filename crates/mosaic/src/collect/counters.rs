@@ -35,10 +35,79 @@ pub struct GcCounters {
     /// Explicit frees (`Mutator::free`) whose memory was reusable at once,
     /// their bytes (slot sizes, a large object's pages), those the lazy
     /// sweep frees, and those left to the next collection.
+    /// (The first two, and `freed_bytes`, hold only what mutators whose
+    /// tables are gone counted: each live mutator counts its own frees in
+    /// its [`FreeCounts`], summed with these by stats.)
     pub freed_now: AtomicU64,
     pub freed_now_bytes: AtomicU64,
     pub freed_at_sweep: AtomicU64,
     pub frees_deferred: AtomicU64,
+    /// Bytes of every explicit free the call accepted (now, at the sweep or
+    /// at the next collection), folded in from [`FreeCounts`].
+    pub freed_bytes: AtomicU64,
+}
+
+/// One mutator's counts of its explicit frees. Only the owner mutator
+/// writes them, with a load and a store (no locked read-modify-write: a
+/// free that follows a copy would wait for the store buffer to drain);
+/// readers sum them under the heap's root-table lock, and the table's
+/// removal (under the same lock, after the owner's last free) folds them
+/// into [`GcCounters`], so a sum taken under the lock is exact.
+#[derive(Default)]
+pub struct FreeCounts {
+    now: AtomicU64,
+    now_bytes: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// A single writer's increment.
+#[inline]
+fn bump(c: &AtomicU64, by: u64) {
+    c.store(c.load(Relaxed).wrapping_add(by), Relaxed);
+}
+
+/// Explicit frees summed over the heap and its mutators.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FreeTotals {
+    pub now: u64,
+    pub now_bytes: u64,
+    pub bytes: u64,
+}
+
+impl FreeCounts {
+    /// Counts a free whose memory is reusable at once: `reusable` bytes
+    /// back (a slot, a large object's pages) of an object of `size`.
+    /// Owner only.
+    #[inline]
+    pub fn add_now(&self, reusable: u64, size: u64) {
+        bump(&self.now, 1);
+        bump(&self.now_bytes, reusable);
+        bump(&self.bytes, size);
+    }
+
+    /// Counts a free of an object of `size` whose memory comes back later
+    /// (at the sweep, at the next collection). Owner only.
+    #[inline]
+    pub fn add_later(&self, size: u64) {
+        bump(&self.bytes, size);
+    }
+
+    /// Adds these counts to `totals`.
+    pub fn add_to(&self, totals: &mut FreeTotals) {
+        totals.now += self.now.load(Relaxed);
+        totals.now_bytes += self.now_bytes.load(Relaxed);
+        totals.bytes += self.bytes.load(Relaxed);
+    }
+
+    /// Moves these counts into the heap's (the table is going away; its
+    /// owner frees no more).
+    pub fn fold_into(&self, c: &GcCounters) {
+        c.freed_now.fetch_add(self.now.swap(0, Relaxed), Relaxed);
+        c.freed_now_bytes
+            .fetch_add(self.now_bytes.swap(0, Relaxed), Relaxed);
+        c.freed_bytes
+            .fetch_add(self.bytes.swap(0, Relaxed), Relaxed);
+    }
 }
 
 /// What one compaction did.
@@ -97,6 +166,7 @@ impl Default for GcCounters {
             freed_now_bytes: AtomicU64::new(0),
             freed_at_sweep: AtomicU64::new(0),
             frees_deferred: AtomicU64::new(0),
+            freed_bytes: AtomicU64::new(0),
         }
     }
 }
@@ -106,6 +176,15 @@ fn nanos(d: Duration) -> u64 {
 }
 
 impl GcCounters {
+    /// The frees of mutators whose tables are gone, as totals.
+    pub fn free_totals(&self) -> FreeTotals {
+        FreeTotals {
+            now: self.freed_now.load(Relaxed),
+            now_bytes: self.freed_now_bytes.load(Relaxed),
+            bytes: self.freed_bytes.load(Relaxed),
+        }
+    }
+
     /// Records one compaction.
     pub fn record_compaction(&self, c: &CompactionStats) {
         self.compactions.fetch_add(1, Relaxed);

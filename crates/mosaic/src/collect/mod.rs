@@ -68,7 +68,7 @@ mod verify;
 mod weak;
 
 pub use callbacks::{in_callback, inside_callback, PanicSlot};
-pub use counters::{CompactionStats, Distribution, GcCounters};
+pub use counters::{CompactionStats, Distribution, FreeTotals, GcCounters};
 pub use cycle::run_collection;
 pub use ephemeron::EPHEMERON_SIZE;
 pub(crate) use ephemeron::{read as ephemeron_read, write as ephemeron_write};

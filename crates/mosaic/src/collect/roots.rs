@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 
+use super::counters::FreeCounts;
 use super::handles::Words;
 use crate::embedder::{MutatorInfo, Tracer};
 use crate::object::ObjRef;
@@ -64,6 +65,9 @@ pub struct RootTable {
     /// visited as an ambiguous word, so it is kept and pinned, at the cost
     /// of a store (no handle, no counted pin). Written by the owner only.
     finalizing: AtomicUsize,
+    /// The owner's explicit frees, counted by the owner alone (folded into
+    /// the heap's counters when the table goes).
+    pub frees: FreeCounts,
 }
 
 // SAFETY: `scope` is the only non-Sync field. It is written only by the
