@@ -1399,6 +1399,18 @@ void *mosaic_alloc_aligned(struct mosaic_mutator *m, size_t size, size_t align, 
 void mosaic_collect(struct mosaic_mutator *m);
 
 /**
+ * A full collection that then gives every free page back to the OS
+ * (bdwgc's `GC_gcollect_and_unmap`): for a program about to go idle or
+ * one that just dropped most of its data. An ordinary collection keeps
+ * the free pages the heap target has room for. Refused like
+ * `mosaic_collect`.
+ *
+ * # Safety
+ * As `mosaic_alloc`.
+ */
+void mosaic_collect_and_release(struct mosaic_mutator *m);
+
+/**
  * A minor collection (generational mode: only young objects are marked
  * and swept, see GENERATIONS at the top of this header); a full one
  * otherwise. Refused like `mosaic_collect`.

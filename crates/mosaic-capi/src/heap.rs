@@ -516,6 +516,23 @@ fn collect_as(
     }
 }
 
+/// A full collection that then gives every free page back to the OS
+/// (bdwgc's `GC_gcollect_and_unmap`): for a program about to go idle or
+/// one that just dropped most of its data. An ordinary collection keeps
+/// the free pages the heap target has room for. Refused like
+/// `mosaic_collect`.
+///
+/// # Safety
+/// As `mosaic_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn mosaic_collect_and_release(m: *mut mosaic_mutator) {
+    collect_as(
+        "mosaic_collect_and_release",
+        m,
+        Mutator::try_collect_and_release,
+    );
+}
+
 /// A minor collection (generational mode: only young objects are marked
 /// and swept, see GENERATIONS at the top of this header); a full one
 /// otherwise. Refused like `mosaic_collect`.

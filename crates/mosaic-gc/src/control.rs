@@ -85,25 +85,39 @@ pub extern "C" fn GC_is_init_called() -> c_int {
 #[no_mangle]
 pub extern "C" fn GC_deinit() {}
 
-fn collect() {
+/// An explicit collection, with every page swept after it; `release`:
+/// every free page then goes back to the OS (bdwgc's unmapping).
+fn collect(release: bool) {
     if data::dont_gc() != 0 || DISABLED.load(Relaxed) > 0 {
         return;
     }
     with_mutator(|m| {
-        m.collect();
-        m.finish_sweep();
+        if release {
+            m.collect_and_release();
+        } else {
+            m.collect();
+            m.finish_sweep();
+        }
     });
     crate::finalize::after_allocation();
 }
 
-#[no_mangle]
-pub extern "C" fn GC_gcollect() {
-    collect();
+/// Whether explicit collections unmap as `GC_gcollect_and_unmap` does
+/// (`GC_set_force_unmap_on_gcollect`, `GC_FORCE_UNMAP_ON_GCOLLECT`).
+fn force_unmap() -> bool {
+    SETTINGS[1].load(Relaxed) != 0
 }
 
 #[no_mangle]
+pub extern "C" fn GC_gcollect() {
+    collect(force_unmap());
+}
+
+/// As bdwgc's: a full collection, then every free page goes back to the
+/// OS.
+#[no_mangle]
 pub extern "C" fn GC_gcollect_and_unmap() {
-    collect();
+    collect(true);
 }
 
 #[no_mangle]
@@ -115,7 +129,7 @@ pub extern "C" fn GC_try_to_collect(stop: StopFunc) -> c_int {
             return 0;
         }
     }
-    collect();
+    collect(force_unmap());
     1
 }
 

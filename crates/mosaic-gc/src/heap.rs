@@ -206,6 +206,9 @@ fn create() -> GcHeap {
     if std::env::var_os("GC_PRINT_STATS").is_some() {
         PRINT_STATS.store(true, Relaxed);
     }
+    if std::env::var_os("GC_FORCE_UNMAP_ON_GCOLLECT").is_some() {
+        crate::control::GC_set_force_unmap_on_gcollect(1);
+    }
     if heap.config().trace.is_some() {
         // The heap is never dropped: write the timeline at exit (in this
         // process, not in a child `fork` made).

@@ -121,6 +121,17 @@ fn explicit_frees_are_counted_on_every_thread_until_a_collection() {
     all_ok(&run_c("explicit_free"), 5);
 }
 
+/// `GC_gcollect_and_unmap` (and `GC_gcollect` with
+/// `GC_set_force_unmap_on_gcollect(1)`) gives the free heap back to the
+/// OS; live objects stay intact.
+#[test]
+fn a_collection_that_unmaps_gives_the_free_heap_back() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("unmap"), 4);
+}
+
 #[test]
 fn threads_that_never_call_in_are_stopped_and_scanned() {
     if header_missing() {

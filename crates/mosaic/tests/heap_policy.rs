@@ -550,3 +550,50 @@ fn a_heap_whose_live_set_wobbles_keeps_its_pages_and_one_that_falls_shrinks() {
         after.committed_bytes >> 20
     );
 }
+
+/// `collect_and_release` (bdwgc's `GC_gcollect_and_unmap`) gives back
+/// every free page, where an ordinary collection keeps those the target
+/// has room for; what is live stays intact and the heap grows again.
+#[test]
+fn a_collection_that_releases_gives_back_every_free_page() {
+    let heap = heap(Config {
+        heap_policy: HeapPolicy::Proportional { k: 1.0 },
+        heap_min: MIB,
+        ..Config::default()
+    });
+    let mut m = heap.mutator().unwrap();
+    // 16 MiB kept (a target of 32 MiB: its room stays committed), and
+    // 48 MiB of garbage through it.
+    let keep = m.empty_root();
+    let n = (16 * MIB / 32) as u64;
+    for i in 0..n {
+        let p = new_pair(&mut m, i, keep.get(), None).unwrap();
+        keep.set(Some(p));
+    }
+    for i in 0..(48 * MIB / 32) as u64 {
+        new_pair(&mut m, i, None, None).unwrap();
+    }
+    m.collect();
+    m.finish_sweep();
+    let kept = heap.stats().committed_bytes;
+    m.collect_and_release();
+    let released = heap.stats().committed_bytes;
+    assert!(
+        kept > 24 * MIB && released < 20 * MIB,
+        "committed {} KiB after a collection, {} KiB after releasing",
+        kept >> 10,
+        released >> 10
+    );
+    // The kept list is whole, and allocation commits pages again.
+    let mut ids = Vec::new();
+    let mut p = keep.get();
+    while let Some(o) = p {
+        ids.push(header(o).2);
+        p = field(o, 0);
+    }
+    assert_eq!(ids, (0..n).rev().collect::<Vec<_>>());
+    for i in 0..(8 * MIB / 32) as u64 {
+        new_pair(&mut m, i, None, None).unwrap();
+    }
+    assert!(heap.stats().committed_bytes > released + 4 * MIB);
+}

@@ -454,6 +454,30 @@ impl<E: Embedder> Mutator<E> {
         Ok(())
     }
 
+    /// A full collection that then gives every free page back to the OS
+    /// (bdwgc's `GC_gcollect_and_unmap`): for a program about to go idle,
+    /// or one that just dropped most of its data. Every page is swept
+    /// first, so every page the collection left empty is released; the
+    /// pages come back committed as allocation needs them. An ordinary
+    /// collection keeps the free pages the heap target has room for.
+    ///
+    /// # Panics
+    /// As [`Mutator::collect`].
+    pub fn collect_and_release(&mut self) {
+        if let Err(e) = self.try_collect_and_release() {
+            panic!("mosaic: {e}");
+        }
+    }
+
+    /// [`Mutator::collect_and_release`], refused as
+    /// [`Mutator::try_collect`] is.
+    pub fn try_collect_and_release(&mut self) -> Result<(), Error> {
+        self.try_collect_as(GcReason::Explicit)?;
+        self.finish_sweep();
+        self.heap.core.release_free_pages();
+        Ok(())
+    }
+
     /// A minor collection (generational mode, `Config::generational`):
     /// marks only what the roots, the remembered set and unbarriered old
     /// objects reach among the objects allocated since the last

@@ -500,6 +500,29 @@ impl<E: Embedder> HeapCore<E> {
         }
     }
 
+    /// Decommits every free page the page resource holds, with the world
+    /// running, in the pieces `trim_after_pause` takes; returns the pages
+    /// decommitted. The commit level falls to the room of the target (the
+    /// hysteresis of [`HeapCore::update_commit_level`] starts again from
+    /// there).
+    pub fn release_free_pages(&self) -> usize {
+        let start = Instant::now();
+        let budget = self.resource.dirty_pages();
+        let mut pages = 0;
+        while pages < budget {
+            let n = self.resource.trim(&self.table, 0, TRIM_PAGES_AFTER_PAUSE);
+            pages += n;
+            if n < TRIM_PAGES_AFTER_PAUSE {
+                break;
+            }
+        }
+        self.commit_level.store(self.room_pages(), Relaxed);
+        if pages > 0 {
+            self.span("trim", start, Some(("pages", pages as u64)));
+        }
+        pages
+    }
+
     /// Clears every mark bit: a collection abandoned after a panic in
     /// `trace` or `roots` leaves the heap exactly as before it. Every pool
     /// page was swept before marking began, so no other mark bit exists.
