@@ -505,6 +505,67 @@ fn a_mutator_used_after_its_thread_exit_hook_rejoins_the_world() {
     });
 }
 
+// A mutator whose thread exited, used by a late destructor to change what
+// a pause reads (a weak registration), waits for the pause in progress
+// (it re-attaches first) instead of changing it under the collector.
+#[test]
+fn an_orphaned_mutator_waits_for_a_pause_before_touching_weak_state() {
+    use std::cell::RefCell;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    thread_local! {
+        static LATE: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+    }
+    within(30, "a weak registration from an exited thread", || {
+        let heap = heap(small_config());
+        let h2 = heap.clone();
+        let done = Arc::new(AtomicBool::new(false));
+        let done2 = done.clone();
+        let (ready_tx, ready_rx) = mpsc::channel::<()>();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            struct RunLate;
+            impl Drop for RunLate {
+                fn drop(&mut self) {
+                    if let Some(f) = LATE.with(|l| l.borrow_mut().take()) {
+                        f();
+                    }
+                }
+            }
+            thread_local!(static TRIGGER: RunLate = const { RunLate });
+            // As in the test above: the exit hook detaches `m` first.
+            LATE.with(|_| {});
+            TRIGGER.with(|_| {});
+            let mut m = h2.mutator().unwrap();
+            let obj = new_pair(&mut m, 7, None, None).unwrap();
+            let r = m.root(obj).unwrap();
+            LATE.with(|l| {
+                *l.borrow_mut() = Some(Box::new(move || {
+                    ready_tx.send(()).unwrap();
+                    go_rx.recv().unwrap();
+                    let weak = m.weak_root(obj, mosaic::WeakKind::Short).unwrap();
+                    done2.store(true, Relaxed);
+                    assert_eq!(weak.get(), Some(obj));
+                    drop((weak, r, m, h2));
+                }))
+            });
+        });
+        ready_rx.recv().unwrap();
+        let mut m = heap.mutator().unwrap();
+        m.stop_world();
+        go_tx.send(()).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let during = done.load(Relaxed);
+        m.resume_world();
+        thread.join().unwrap();
+        assert!(
+            !during,
+            "the weak handle was made while the world was stopped"
+        );
+        assert!(done.load(Relaxed));
+    });
+}
+
 /// Child half of the stall-warning test: run only when asked to.
 #[test]
 #[ignore = "run by a_stalled_collection_names_the_mutator_it_waits_for"]

@@ -106,7 +106,7 @@ impl<E: Embedder> Mutator<E> {
         obj: ObjRef,
         order: FinalizerOrder,
     ) -> Result<(), Error> {
-        self.check_usable("register a finalizer")?;
+        self.check_attached("register a finalizer")?;
         let core = &self.heap.core;
         let obj = core.check_object(obj.addr())?;
         core.finalizers
@@ -121,7 +121,7 @@ impl<E: Embedder> Mutator<E> {
         kind: FinalizerKind,
         data: usize,
     ) -> Result<(), Error> {
-        self.check_usable("register a finalizer")?;
+        self.check_attached("register a finalizer")?;
         let core = &self.heap.core;
         let obj = core.check_object(obj.addr())?;
         core.finalizers
@@ -155,7 +155,7 @@ impl<E: Embedder> Mutator<E> {
     /// had one.
     pub fn unregister_finalizer(&self, obj: ObjRef) -> bool {
         // (In a blocking region or a callback, nothing is unregistered.)
-        self.check_usable("unregister a finalizer").is_ok()
+        self.check_attached("unregister a finalizer").is_ok()
             && self
                 .heap
                 .core

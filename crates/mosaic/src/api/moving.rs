@@ -17,7 +17,7 @@ impl<E: Embedder> Mutator<E> {
     /// calls as pins. Pinning does not keep it alive. Refused for what is
     /// not an object of this heap.
     pub fn pin(&self, obj: ObjRef) -> Result<(), Error> {
-        self.check_usable("pin an object")?;
+        self.check_attached("pin an object")?;
         let core = &self.heap.core;
         core.pins.pin(core.check_object(obj.addr())?.addr());
         Ok(())
@@ -26,7 +26,7 @@ impl<E: Embedder> Mutator<E> {
     /// Removes one pin of `obj`. Refused if it has none (a `PINNED`
     /// allocation stays pinned for life and has no pin to remove).
     pub fn unpin(&self, obj: ObjRef) -> Result<(), Error> {
-        self.check_usable("unpin an object")?;
+        self.check_attached("unpin an object")?;
         if self.heap.core.pins.unpin(obj.addr()) {
             Ok(())
         } else {

@@ -252,7 +252,7 @@ impl<E: Embedder> Mutator<E> {
 
     /// A mutator whose thread exited takes part in pauses again.
     #[inline]
-    pub(super) fn ensure_attached(&mut self) {
+    pub(super) fn ensure_attached(&self) {
         if self.link.orphaned.load(Relaxed) {
             self.reattach_orphan();
         }
@@ -262,7 +262,7 @@ impl<E: Embedder> Mutator<E> {
     /// destructors: it takes part in pauses again until dropped. If it is
     /// leaked a second time, nothing detaches it: the stall warning names it.)
     #[cold]
-    fn reattach_orphan(&mut self) {
+    fn reattach_orphan(&self) {
         self.heap.world.attach(self.link.id);
         self.link.roots.set_owner_attached(true);
         self.link.orphaned.store(false, Relaxed);
@@ -497,6 +497,16 @@ impl<E: Embedder> Mutator<E> {
     }
 
     /// Refuses work this mutator cannot do now.
+    /// [`Mutator::check_usable`], then attached again if its thread had
+    /// exited (a late thread-key destructor): for calls that change what
+    /// a pause reads (weak registrations, ephemerons), which must wait for
+    /// a pause in progress.
+    pub(super) fn check_attached(&self, what: &str) -> Result<(), Error> {
+        self.check_usable(what)?;
+        self.ensure_attached();
+        Ok(())
+    }
+
     pub(super) fn check_usable(&self, what: &str) -> Result<(), Error> {
         if self.in_blocking {
             return Err(Error::Misuse(format!(

@@ -17,7 +17,7 @@ impl<E: Embedder> Mutator<E> {
     /// `None` once `obj` died (`kind` says when: see [`WeakKind`]). Fails
     /// if `obj` is not an object of this heap.
     pub fn weak_root(&self, obj: ObjRef, kind: WeakKind) -> Result<WeakRoot, Error> {
-        self.check_usable("make a weak handle")?;
+        self.check_attached("make a weak handle")?;
         let core = &self.heap.core;
         let obj = core.check_object(obj.addr())?;
         Ok(core.weak.handle(obj.addr(), kind))
@@ -39,7 +39,7 @@ impl<E: Embedder> Mutator<E> {
         slot: *mut *mut u8,
         kind: WeakKind,
     ) -> Result<(), Error> {
-        self.check_usable("register a weak slot")?;
+        self.check_attached("register a weak slot")?;
         let core = &self.heap.core;
         core.weak
             .register_slot(&core.table, slot as usize, kind)
@@ -76,7 +76,7 @@ impl<E: Embedder> Mutator<E> {
         target: ObjRef,
         kind: WeakKind,
     ) -> Result<(), Error> {
-        self.check_usable("register a disappearing link")?;
+        self.check_attached("register a disappearing link")?;
         let core = &self.heap.core;
         let target = core.check_object(target.addr())?;
         core.weak
@@ -96,7 +96,7 @@ impl<E: Embedder> Mutator<E> {
     /// `from` to `to` (a weak table rehashed): `Ok(false)` if `from` was not
     /// registered; refused if `to` is registered already or misaligned.
     pub fn move_weak_slot(&self, from: *mut *mut u8, to: *mut *mut u8) -> Result<bool, Error> {
-        self.check_usable("move a weak slot")?;
+        self.check_attached("move a weak slot")?;
         match self.heap.core.weak.move_slot(from as usize, to as usize) {
             Ok(()) => Ok(true),
             Err(SlotError::NotInObject) => Ok(false),
@@ -113,7 +113,7 @@ impl<E: Embedder> Mutator<E> {
     /// Ends a weak slot's registration; whether it was registered.
     pub fn unregister_weak_slot(&self, slot: *mut *mut u8) -> bool {
         // (In a blocking region or a callback, nothing is unregistered.)
-        self.check_usable("unregister a weak slot").is_ok()
+        self.check_attached("unregister a weak slot").is_ok()
             && self.heap.core.weak.unregister_slot(slot as usize)
     }
 
@@ -172,7 +172,7 @@ impl<E: Embedder> Mutator<E> {
         key: Option<ObjRef>,
         value: Option<ObjRef>,
     ) -> Result<(), Error> {
-        self.check_usable("set an ephemeron")?;
+        self.check_attached("set an ephemeron")?;
         self.heap().check_ephemeron(e)?;
         self.check_ephemeron_key(key)?;
         let h = self.heap.core.ephemerons.header();
