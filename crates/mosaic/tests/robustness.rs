@@ -452,49 +452,58 @@ fn a_second_mutator_of_the_same_heap_on_one_thread_is_refused() {
     assert_eq!(header(r.get().unwrap()).2, 1);
 }
 
-// Item 6: a mutator leaked by its thread is detached, and if the thread's
-// later destructors use it again it takes part in pauses again.
-#[test]
-fn a_mutator_used_after_its_thread_exit_hook_rejoins_the_world() {
+/// Spawns a thread that runs `setup` (which makes a mutator) and then,
+/// from a thread-local destructor that runs after Mosaic's exit hook has
+/// detached that mutator, the closure `setup` returned: a thread's late
+/// destructors using an orphaned mutator.
+fn spawn_with_late_destructor(
+    setup: impl FnOnce() -> Box<dyn FnOnce()> + Send + 'static,
+) -> std::thread::JoinHandle<()> {
     use std::cell::RefCell;
     thread_local! {
         static LATE: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
     }
+    struct RunLate;
+    impl Drop for RunLate {
+        fn drop(&mut self) {
+            if let Some(f) = LATE.with(|l| l.borrow_mut().take()) {
+                f();
+            }
+        }
+    }
+    thread_local!(static TRIGGER: RunLate = const { RunLate });
+    std::thread::spawn(move || {
+        // Thread-local destructors run last-registered first: touching
+        // LATE and TRIGGER before the mutator exists makes Mosaic's exit
+        // hook (registered by `mutator()`) run first and detach it;
+        // TRIGGER's destructor then uses the orphan, which must re-attach.
+        LATE.with(|_| {});
+        TRIGGER.with(|_| {});
+        let late = setup();
+        LATE.with(|l| *l.borrow_mut() = Some(late));
+    })
+}
+
+// Item 6: a mutator leaked by its thread is detached, and if the thread's
+// later destructors use it again it takes part in pauses again.
+#[test]
+fn a_mutator_used_after_its_thread_exit_hook_rejoins_the_world() {
     within(30, "collections around an exiting thread", || {
         let heap = heap(small_config());
         let h2 = heap.clone();
-        std::thread::spawn(move || {
-            struct RunLate;
-            impl Drop for RunLate {
-                fn drop(&mut self) {
-                    if let Some(f) = LATE.with(|l| l.borrow_mut().take()) {
-                        f();
-                    }
-                }
-            }
-            thread_local!(static TRIGGER: RunLate = const { RunLate });
-            // Thread-local destructors run last-registered first: touching
-            // LATE and TRIGGER before the mutator exists makes Mosaic's exit
-            // hook (registered by `mutator()`) run first and detach `m`;
-            // TRIGGER's destructor then uses the orphan, which must re-attach.
-            LATE.with(|_| {});
-            TRIGGER.with(|_| {});
+        spawn_with_late_destructor(move || {
             let mut m = h2.mutator().unwrap();
             let seven = new_pair(&mut m, 7, None, None).unwrap();
             let r = m.root(seven).unwrap();
-            let h3 = h2.clone();
-            LATE.with(|l| {
-                *l.borrow_mut() = Some(Box::new(move || {
-                    for i in 0..5000 {
-                        new_pair(&mut m, 100 + i, None, None).unwrap();
-                    }
-                    m.collect();
-                    assert_eq!(h3.stats().last_marked, 1);
-                    assert_eq!(header(r.get().unwrap()).2, 7);
-                    drop(m);
-                    drop(h3);
-                }))
-            });
+            Box::new(move || {
+                for i in 0..5000 {
+                    new_pair(&mut m, 100 + i, None, None).unwrap();
+                }
+                m.collect();
+                assert_eq!(h2.stats().last_marked, 1);
+                assert_eq!(header(r.get().unwrap()).2, 7);
+                drop((r, m, h2));
+            })
         })
         .join()
         .unwrap();
@@ -510,12 +519,8 @@ fn a_mutator_used_after_its_thread_exit_hook_rejoins_the_world() {
 // (it re-attaches first) instead of changing it under the collector.
 #[test]
 fn an_orphaned_mutator_waits_for_a_pause_before_touching_weak_state() {
-    use std::cell::RefCell;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
-    thread_local! {
-        static LATE: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
-    }
     within(30, "a weak registration from an exited thread", || {
         let heap = heap(small_config());
         let h2 = heap.clone();
@@ -523,32 +528,18 @@ fn an_orphaned_mutator_waits_for_a_pause_before_touching_weak_state() {
         let done2 = done.clone();
         let (ready_tx, ready_rx) = mpsc::channel::<()>();
         let (go_tx, go_rx) = mpsc::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            struct RunLate;
-            impl Drop for RunLate {
-                fn drop(&mut self) {
-                    if let Some(f) = LATE.with(|l| l.borrow_mut().take()) {
-                        f();
-                    }
-                }
-            }
-            thread_local!(static TRIGGER: RunLate = const { RunLate });
-            // As in the test above: the exit hook detaches `m` first.
-            LATE.with(|_| {});
-            TRIGGER.with(|_| {});
+        let thread = spawn_with_late_destructor(move || {
             let mut m = h2.mutator().unwrap();
             let obj = new_pair(&mut m, 7, None, None).unwrap();
             let r = m.root(obj).unwrap();
-            LATE.with(|l| {
-                *l.borrow_mut() = Some(Box::new(move || {
-                    ready_tx.send(()).unwrap();
-                    go_rx.recv().unwrap();
-                    let weak = m.weak_root(obj, mosaic::WeakKind::Short).unwrap();
-                    done2.store(true, Relaxed);
-                    assert_eq!(weak.get(), Some(obj));
-                    drop((weak, r, m, h2));
-                }))
-            });
+            Box::new(move || {
+                ready_tx.send(()).unwrap();
+                go_rx.recv().unwrap();
+                let weak = m.weak_root(obj, mosaic::WeakKind::Short).unwrap();
+                done2.store(true, Relaxed);
+                assert_eq!(weak.get(), Some(obj));
+                drop((weak, r, m, h2));
+            })
         });
         ready_rx.recv().unwrap();
         let mut m = heap.mutator().unwrap();
