@@ -516,14 +516,25 @@ unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
 }
 
 /// Bytes given to `GC_free` that the heap's own count
-/// (`Heap::freed_bytes`, kept per thread) does not see: interior pointers,
-/// which only count.
+/// (`Heap::freed_bytes`, kept per thread) does not see: every call the
+/// core refused (an interior pointer, a second free, a free inside a
+/// blocking region), which only counts, as before.
 static UNCOUNTED_FREED: AtomicU64 = AtomicU64::new(0);
+/// Bytes the heap's count has that `GC_free` did not give: objects a
+/// disclaim procedure let go (reclaimed with `Mutator::free`).
+static NOT_EXPLICIT: AtomicU64 = AtomicU64::new(0);
 /// The bytes given to `GC_free` when the last collection ended.
 static FREED_AT_GC: AtomicU64 = AtomicU64::new(0);
 
 fn freed_total() -> u64 {
-    heap().freed_bytes() + UNCOUNTED_FREED.load(Relaxed)
+    (heap().freed_bytes() + UNCOUNTED_FREED.load(Relaxed))
+        .saturating_sub(NOT_EXPLICIT.load(Relaxed))
+}
+
+/// `size` bytes freed through the core that were no `GC_free` (the
+/// disclaim path).
+pub fn not_explicitly_freed(size: usize) {
+    NOT_EXPLICIT.fetch_add(size as u64, Relaxed);
 }
 
 /// Bytes given to `GC_free` since the last collection.

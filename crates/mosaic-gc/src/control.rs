@@ -318,7 +318,9 @@ pub extern "C" fn GC_get_obtained_from_os_bytes() -> usize {
 
 #[no_mangle]
 pub extern "C" fn GC_get_expl_freed_bytes_since_gc() -> usize {
-    crate::alloc::freed_since_gc()
+    // (The sum takes the heap's root-table lock, which a collection
+    // needs: no stop signal while it is held.)
+    crate::threads::guarded(crate::alloc::freed_since_gc)
 }
 
 #[no_mangle]
@@ -328,7 +330,8 @@ pub extern "C" fn GC_get_gc_no() -> Word {
 
 #[no_mangle]
 pub extern "C" fn GC_get_full_gc_total_time() -> std::ffi::c_ulong {
-    heap().stats().pauses.total.as_millis() as std::ffi::c_ulong
+    // (Stats take locks a collection needs: no stop signal meanwhile.)
+    crate::threads::guarded(|| heap().stats().pauses.total.as_millis() as std::ffi::c_ulong)
 }
 
 #[no_mangle]

@@ -210,10 +210,14 @@ pub fn on_unreachable(m: &mut GcMutator, obj: ObjRef, _tag: usize, queued_by: us
     if keep != 0 {
         let _ = m.register_shared_finalizer(obj, order_of(kind));
     } else {
-        // bdwgc reclaims the object right after its procedure lets it go.
+        // bdwgc reclaims the object right after its procedure lets it go,
+        // and counts it with what the sweep found, not as an explicit
+        // free (`GC_get_expl_freed_bytes_since_gc`).
         // SAFETY: unreachable when the collection chose it, and its
         // procedure gave it up.
-        let _ = unsafe { m.free(obj) };
+        if let Ok((_, size)) = unsafe { m.free_sized(obj) } {
+            crate::alloc::not_explicitly_freed(size);
+        }
     }
 }
 

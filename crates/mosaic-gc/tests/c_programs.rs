@@ -118,7 +118,7 @@ fn explicit_frees_are_counted_on_every_thread_until_a_collection() {
     if header_missing() {
         return;
     }
-    all_ok(&run_c("explicit_free"), 5);
+    all_ok(&run_c("explicit_free"), 7);
 }
 
 /// `GC_gcollect_and_unmap` (and `GC_gcollect` with

@@ -5,6 +5,7 @@
  * for the two threads here.) Prints one "<check>: ok" line per check. */
 #define GC_THREADS
 #include <gc.h>
+#include <gc/gc_disclaim.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -23,6 +24,13 @@ static size_t free_some(int n, size_t size, int atomic) {
 static void *thread_main(void *arg) {
     *(size_t *)arg = free_some(N, 200, 0) + free_some(N, 5000, 1);
     return NULL;
+}
+
+static int finalized;
+static void count_finalized(void *obj, void *data) {
+    (void)obj;
+    (void)data;
+    finalized++;
 }
 
 static void check(const char *what, int ok) {
@@ -51,5 +59,18 @@ int main(void) {
     check("a collection starts the count again", GC_get_expl_freed_bytes_since_gc() == 0);
     size_t again = free_some(10, 64, 0);
     check("and it counts from there", GC_get_expl_freed_bytes_since_gc() == again);
+    /* Objects reclaimed after their finalizer closure ran were not freed
+     * explicitly. */
+    GC_init_finalized_malloc();
+    static const struct GC_finalizer_closure fc = {count_finalized, NULL};
+    for (int i = 0; i < 1000; i++)
+        GC_finalized_malloc(64, &fc);
+    for (int i = 0; i < 3 && finalized == 0; i++) {
+        GC_gcollect();
+        GC_invoke_finalizers();
+    }
+    check("closures ran", finalized > 0);
+    check("reclaiming finalized objects is no explicit free",
+          GC_get_expl_freed_bytes_since_gc() == 0);
     return 0;
 }

@@ -91,18 +91,20 @@ impl<E: Embedder> Mutator<E> {
         match located {
             Some(Located::Large { head, start }) => {
                 let d = table.desc(head);
+                // (Read before the span goes back: another thread may take
+                // it for a new object at once.)
+                let size = d.large_size();
                 if busy(d, 0, generational, || table.log().is_unlogged(start))
                     || (core.pins.is_pinned(start) && start != self.finalizing)
-                    || core.weak.has_slot_within(start, d.large_size())
+                    || core.weak.has_slot_within(start, size)
                 {
-                    return Ok((self.deferred(d.large_size()), d.large_size()));
+                    return Ok((self.deferred(size), size));
                 }
                 let bytes = d.span() * crate::space::PAGE_SIZE;
                 if !core.large.free_now(table, &core.resource, head) {
                     return Err(double_free(addr));
                 }
                 core.sizer.give_back(bytes as u64);
-                let size = d.large_size();
                 self.freed_now(start, bytes, size);
                 Ok((Freed::Now, size))
             }

@@ -474,7 +474,8 @@ impl<E: Embedder> Mutator<E> {
     pub fn try_collect_and_release(&mut self) -> Result<(), Error> {
         self.try_collect_as(GcReason::Explicit)?;
         self.finish_sweep();
-        self.heap.core.release_free_pages();
+        let heap = self.heap.clone();
+        heap.core.release_free_pages(|| self.safepoint());
         Ok(())
     }
 
@@ -496,7 +497,6 @@ impl<E: Embedder> Mutator<E> {
         self.try_collect_as(GcReason::Young)
     }
 
-    /// Refuses work this mutator cannot do now.
     /// [`Mutator::check_usable`], then attached again if its thread had
     /// exited (a late thread-key destructor): for calls that change what
     /// a pause reads (weak registrations, ephemerons), which must wait for
@@ -507,6 +507,7 @@ impl<E: Embedder> Mutator<E> {
         Ok(())
     }
 
+    /// Refuses work this mutator cannot do now.
     pub(super) fn check_usable(&self, what: &str) -> Result<(), Error> {
         if self.in_blocking {
             return Err(Error::Misuse(format!(

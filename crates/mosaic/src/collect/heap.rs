@@ -501,11 +501,12 @@ impl<E: Embedder> HeapCore<E> {
     }
 
     /// Decommits every free page the page resource holds, with the world
-    /// running, in the pieces `trim_after_pause` takes; returns the pages
-    /// decommitted. The commit level falls to the room of the target (the
-    /// hysteresis of [`HeapCore::update_commit_level`] starts again from
-    /// there).
-    pub fn release_free_pages(&self) -> usize {
+    /// running, in the pieces `trim_after_pause` takes, calling `between`
+    /// after each (the caller's safepoint: a big heap's release must not
+    /// hold up another thread's pause); returns the pages decommitted. The
+    /// commit level falls to the room of the target (the hysteresis of
+    /// [`HeapCore::update_commit_level`] starts again from there).
+    pub fn release_free_pages(&self, mut between: impl FnMut()) -> usize {
         let start = Instant::now();
         let budget = self.resource.dirty_pages();
         let mut pages = 0;
@@ -515,6 +516,7 @@ impl<E: Embedder> HeapCore<E> {
             if n < TRIM_PAGES_AFTER_PAUSE {
                 break;
             }
+            between();
         }
         self.commit_level.store(self.room_pages(), Relaxed);
         if pages > 0 {
