@@ -113,7 +113,8 @@ struct Locals {
     run_bytes: u64,
     /// Slots freed explicitly by the owner since its last flush, per
     /// context: each is still allocated, holds what a fresh slot of the
-    /// context holds, and has its `freed` bit set. Taken again before a new
+    /// context holds but for its free tag (`PageTable::tag_freed`) in its
+    /// first word. Taken again before a new
     /// run; a flush (every pause) gives the rest to their pools, and the
     /// next pause makes them free slots (`SizePool::reclaim_forgotten`).
     /// Allocated on the first explicit free (6 KiB: most mutators never
@@ -232,8 +233,8 @@ impl LocalAllocator {
             .map_or(true, |f| f[ctx % CONTEXTS].len() < MAX_FREED)
     }
 
-    /// Keeps `addr`, a slot of context `ctx` just freed (its `freed` bit
-    /// set, its contents those of a fresh slot), for reuse by this
+    /// Keeps `addr`, a slot of context `ctx` just freed (its contents
+    /// those of a fresh slot but for its free tag), for reuse by this
     /// allocator until its next flush. The caller checked
     /// [`LocalAllocator::has_freed_room`].
     pub fn push_freed(&mut self, ctx: usize, addr: usize) {
@@ -247,13 +248,12 @@ impl LocalAllocator {
     }
 
     /// A slot of context `ctx` freed by this allocator's owner, if any,
-    /// its `freed` bit cleared: allocated, and as a fresh slot of the
+    /// its free tag cleared: allocated, and as a fresh slot of the
     /// context.
     #[inline]
     pub fn pop_freed(&mut self, table: &PageTable, ctx: usize) -> Option<usize> {
         let addr = self.locals().freed.as_mut()?[ctx % CONTEXTS].pop()?;
-        let (d, slot) = table.small_slot(addr);
-        d.freed.test_and_clear_atomic(slot);
+        table.untag_freed(addr);
         Some(addr)
     }
 
@@ -274,7 +274,7 @@ impl LocalAllocator {
     }
 
     /// Gives the unused slot of context `ctx`'s detached run back (its
-    /// `freed` bit set again): to the freed list, or to `pool` as a
+    /// free tag written): to the freed list, or to `pool` as a
     /// forgotten free when the list is full. For an allocation that may
     /// not take it.
     pub fn detached_to_list(&mut self, table: &PageTable, ctx: usize, pool: &SizePool) {
@@ -284,8 +284,7 @@ impl LocalAllocator {
         let lp = &mut self.locals().pools[ctx % CONTEXTS];
         let addr = lp.cursor;
         lp.cursor = lp.limit;
-        let (d, slot) = table.small_slot(addr);
-        d.freed.test_and_set_atomic(slot);
+        table.tag_freed(addr);
         if self.has_freed_room(ctx) {
             self.push_freed(ctx, addr);
         } else {
@@ -305,8 +304,8 @@ impl LocalAllocator {
     }
 
     /// Makes `addr` (checked with [`LocalAllocator::can_take_as_run`];
-    /// allocated, holding what a fresh slot of the context holds, its
-    /// `freed` bit clear) the one-slot run of context `ctx`. It stays
+    /// allocated, holding what a fresh slot of the context holds, no free
+    /// tag) the one-slot run of context `ctx`. It stays
     /// counted as allocated: handing it out changes no count, and a flush
     /// that finds it unused gives it to its pool as a forgotten free.
     #[inline]
@@ -458,8 +457,7 @@ fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
         if lp.cursor < lp.limit && detached(lp, table) {
             // A freed slot made the run and not handed out: freed again,
             // for the next pause to make free.
-            let (d, slot) = table.small_slot(lp.cursor);
-            d.freed.test_and_set_atomic(slot);
+            table.tag_freed(lp.cursor);
             pool.forget_freed(std::iter::once(lp.cursor));
             lp.cursor = lp.limit;
         }

@@ -4,7 +4,9 @@
 //! A small object's slot is not put back on its page at once (another
 //! mutator may be taking runs there, and lazy sweeping owns unswept
 //! pages): it stays allocated, is cleared as a fresh slot of its
-//! allocation context would be, gets its `freed` bit, and goes on the
+//! allocation context would be, gets its free tag in its first word
+//! (`PageTable::tag_freed`: how a second free is recognised, with no
+//! locked write to a side bitmap), and goes on the
 //! freeing mutator's list for that context. That mutator's next
 //! allocation of the same size and flags takes it before a new run. A
 //! flush (each pause, a blocking region, thread exit) gives the rest to
@@ -15,7 +17,9 @@
 //! once.
 //!
 //! Invariants: only bits nobody else writes outside a pause are changed
-//! (the slot's `freed` and mark bits, atomically; its unlogged bit); a
+//! (the slot's mark bit, atomically; its unlogged bit); a slot holds its
+//! free tag exactly while it waits in a list (taking it back or the
+//! pause's reclaim writes its first word back to 0); a
 //! slot is reused only by an allocation whose flags are exactly its
 //! context's run flags, so no other side bit needs writing on a page
 //! another mutator may be allocating on. Objects the collector still has
@@ -58,7 +62,8 @@ impl<E: Embedder> Mutator<E> {
     /// that is not a live object of this heap ([`Error::ForeignPointer`]),
     /// for an object freed twice ([`Error::Misuse`]; a best-effort check:
     /// a second free from another thread is missed while the slot waits
-    /// as this mutator's next allocation), inside a blocking region or a
+    /// as this mutator's next allocation, and so are two frees at the
+    /// same instant), inside a blocking region or a
     /// collector callback.
     ///
     /// # Safety
@@ -124,7 +129,7 @@ impl<E: Embedder> Mutator<E> {
         let table = &core.table;
         let generational = core.config.generational;
         let d = table.desc(page);
-        if d.freed.get(slot) {
+        if table.is_tagged_freed(start) {
             return Err(double_free(start));
         }
         let size = d.slot_size();
@@ -158,12 +163,12 @@ impl<E: Embedder> Mutator<E> {
         if !as_run && !self.local.has_freed_room(ctx) {
             return Ok((self.deferred(size), size));
         }
-        if !as_run && !d.freed.test_and_set_atomic(slot) {
-            // Another thread freed it an instant ago.
-            return Err(double_free(start));
-        }
         if !flags.contains(AllocFlags::UNINIT) {
             table.zero(start, size);
+        }
+        if !as_run {
+            // Waiting in the list: a second free finds the tag.
+            table.tag_freed(start);
         }
         // Young again: a stale mark (old, generational mode) or unlogged
         // bit must not make the next object look old. (On a swept page the

@@ -384,11 +384,14 @@ impl SizePool {
         let mut n = 0;
         for &addr in &st.forgotten {
             let (d, slot) = table.small_slot(addr);
-            d.freed.clear(slot);
             debug_assert!(d.alloc.get(slot), "a forgotten slot stays allocated");
             if !d.alloc.get(slot) {
                 continue;
             }
+            // Its first word goes back to 0: no free slot keeps a tag (a
+            // later object in the slot, uncleared, would look freed; a
+            // cleared slot's page must stay zero in its free slots).
+            table.untag_freed(addr);
             if d.no_pointers.get(slot) {
                 d.set_zeroed(false);
             }

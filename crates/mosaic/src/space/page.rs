@@ -91,11 +91,6 @@ pub struct PageDesc {
     /// The slot's object was allocated `BARRIERED`: generational mode
     /// trusts barriers to log it (others are rescanned by minor collections).
     pub barriered: LazyBitmap,
-    /// The slot's object was freed explicitly and waits for reuse in its
-    /// freeing mutator's list, or in its pool's list of forgotten frees
-    /// (`Mutator::free`). Set atomically by the freeing mutator, cleared by
-    /// the reusing one or by the next pause before it marks.
-    pub freed: LazyBitmap,
 }
 
 impl PageDesc {
@@ -159,7 +154,7 @@ impl PageDesc {
     }
 
     /// The bitmaps allocated on first use.
-    fn lazy(&self) -> [&LazyBitmap; 11] {
+    fn lazy(&self) -> [&LazyBitmap; 10] {
         [
             &self.pin,
             &self.forwarded,
@@ -171,7 +166,6 @@ impl PageDesc {
             &self.ephemeron,
             &self.conservative,
             &self.barriered,
-            &self.freed,
         ]
     }
 

@@ -6,6 +6,7 @@
 //! address space, not memory.
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use super::geometry::{PAGE_MASK, PAGE_SHIFT, PAGE_SIZE};
 use super::log_bits::LogBits;
@@ -26,6 +27,8 @@ pub struct PageTable {
     npages: usize,
     /// The write barrier's unlogged bits (generational mode).
     log: LogBits,
+    /// Mixed into the free tags (`free_tag`): random per heap.
+    free_secret: usize,
 }
 
 /// Where an address falls.
@@ -71,11 +74,18 @@ impl PageTable {
             std::mem::align_of::<PageDesc>().max(4096),
         )?;
         let log = LogBits::new(heap.start(), heap.len())?;
+        let free_secret = {
+            use std::hash::{BuildHasher, Hasher};
+            std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish() as usize
+        };
         Ok(PageTable {
             heap,
             descs,
             npages,
             log,
+            free_secret,
         })
     }
 
@@ -265,6 +275,48 @@ impl PageTable {
         // SAFETY: the range is inside the heap reservation (checked), which is
         // mapped read/write; callers only zero memory no live object uses.
         unsafe { std::ptr::write_bytes(addr as *mut u8, 0, len) }
+    }
+
+    /// The word a small object freed explicitly holds at its start while it
+    /// waits for reuse (in its mutator's list or its pool's forgotten
+    /// frees): derived from its address and a per-heap random secret, odd
+    /// (never an aligned pointer, never 0). It is how a second free of the
+    /// slot is recognised, from any thread, without a side bit: a live
+    /// object holds it only if the program stored exactly it there.
+    #[inline(always)]
+    fn free_tag(&self, addr: usize) -> usize {
+        (addr.rotate_left(29) ^ self.free_secret) | 1
+    }
+
+    /// The first word of the small object at `addr`, an allocated slot.
+    #[inline(always)]
+    fn first_word(&self, addr: usize) -> &AtomicUsize {
+        debug_assert!(addr >= self.base() && addr + 8 <= self.base() + self.heap.len());
+        debug_assert_eq!(addr % 8, 0);
+        // SAFETY: a slot start inside the mapped heap (every slot is at
+        // least 16 bytes, a multiple of 8); the word is read and written
+        // atomically, so a racing access by a buggy program is no UB here.
+        unsafe { &*(addr as *const AtomicUsize) }
+    }
+
+    /// Writes the free tag into the slot at `addr` (freed explicitly, its
+    /// contents dead).
+    #[inline(always)]
+    pub fn tag_freed(&self, addr: usize) {
+        self.first_word(addr).store(self.free_tag(addr), Relaxed);
+    }
+
+    /// Whether the slot at `addr` holds its free tag (freed and waiting).
+    #[inline(always)]
+    pub fn is_tagged_freed(&self, addr: usize) -> bool {
+        self.first_word(addr).load(Relaxed) == self.free_tag(addr)
+    }
+
+    /// Clears the free tag of a slot taken back (its first word 0, as a
+    /// fresh slot's).
+    #[inline(always)]
+    pub fn untag_freed(&self, addr: usize) {
+        self.first_word(addr).store(0, Relaxed);
     }
 
     /// Fills the bytes `[addr, addr + len)` of the heap with [`POISON`]
