@@ -158,7 +158,7 @@ impl<E: Embedder> Mutator<E> {
         }
         // With the context's run used up, the slot becomes the run: the
         // next allocation of its class takes it by the fast path. Else it
-        // waits in the list (its `freed` bit set) for the slow path.
+        // waits in the list (its free tag written) for the slow path.
         let as_run = self.local.can_take_as_run(table, ctx, start);
         if !as_run && !self.local.has_freed_room(ctx) {
             return Ok((self.deferred(size), size));

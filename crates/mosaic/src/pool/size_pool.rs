@@ -50,7 +50,7 @@ struct PoolState {
     minor_allocated: u64,
     cycle_allocated: u64,
     /// Slots freed explicitly that their mutator flushed before reusing
-    /// them: still allocated, `freed` bits set, until the next pause makes
+    /// them: still allocated, free tags written, until the next pause makes
     /// them free ([`SizePool::reclaim_forgotten`]).
     forgotten: Vec<usize>,
     c: PoolCounters,
