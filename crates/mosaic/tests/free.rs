@@ -455,3 +455,80 @@ fn free_counts_are_exact_across_threads_and_outlive_the_mutators_that_made_them(
     m.collect();
     check("every freeing mutator gone");
 }
+
+#[test]
+fn a_walk_of_the_heap_sees_no_freed_object() {
+    let heap = heap(Config {
+        heap_min: 64 << 20,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let keep: Vec<_> = (0..10)
+        .map(|i| {
+            let o = new_pair(&mut m, i, None, None).unwrap();
+            (m.root(o).unwrap(), o)
+        })
+        .collect();
+    for i in 0..100 {
+        let o = new_pair(&mut m, 100 + i, None, None).unwrap();
+        assert_eq!(free(&mut m, o).unwrap(), Freed::Now);
+    }
+    let mut seen = Vec::new();
+    m.for_each_object(|o, _| seen.push(o.addr()));
+    seen.sort_unstable();
+    let mut kept: Vec<usize> = keep.iter().map(|(_, o)| o.addr()).collect();
+    kept.sort_unstable();
+    assert_eq!(seen, kept, "the walk saw freed objects");
+}
+
+#[test]
+fn a_second_free_is_refused_after_the_first_thread_flushed_and_from_another_thread() {
+    let heap = heap(Config {
+        heap_min: 64 << 20,
+        ..small_config()
+    });
+    let mut m = heap.mutator().unwrap();
+    let keep = new_pair(&mut m, 1, None, None).unwrap();
+    let _root = m.root(keep).unwrap();
+    // Not the run's last slot: it waits in the list, tagged.
+    let a = new_pair(&mut m, 2, None, None).unwrap();
+    new_pair(&mut m, 3, None, None).unwrap();
+    assert_eq!(free(&mut m, a).unwrap(), Freed::Now);
+    // A blocking region flushes the list: the slot is a forgotten free.
+    m.enter_blocking().unwrap();
+    m.leave_blocking().unwrap();
+    let addr = a.addr();
+    let h2 = heap.clone();
+    std::thread::spawn(move || {
+        let mut m2 = h2.mutator().unwrap();
+        let a = ObjRef::from_ptr(addr as *mut u8).unwrap();
+        assert!(matches!(free(&mut m2, a), Err(Error::Misuse(_))));
+    })
+    .join()
+    .unwrap();
+    assert!(matches!(free(&mut m, a), Err(Error::Misuse(_))));
+}
+
+#[test]
+fn an_uninitialised_slot_reused_after_a_collection_is_freed_again_without_a_write() {
+    let heap = heap(small_config());
+    let mut m = heap.mutator().unwrap();
+    let a = m.alloc_with(HEADER + 16, AllocFlags::UNINIT).unwrap();
+    let b = m.alloc_with(HEADER + 16, AllocFlags::UNINIT).unwrap();
+    let _root = m.root(b).unwrap();
+    assert_eq!(free(&mut m, a).unwrap(), Freed::Now);
+    // The collection reclaims the listed slot; allocations take it again.
+    m.collect();
+    m.finish_sweep();
+    let mut again = None;
+    for _ in 0..20000 {
+        let o = m.alloc_with(HEADER + 16, AllocFlags::UNINIT).unwrap();
+        if o == a {
+            again = Some(o);
+            break;
+        }
+    }
+    let o = again.expect("the freed slot came back");
+    // Its first word is what the collector left: no free tag.
+    assert_eq!(free(&mut m, o).unwrap(), Freed::Now);
+}

@@ -62,8 +62,9 @@ impl<E: Embedder> Mutator<E> {
     /// that is not a live object of this heap ([`Error::ForeignPointer`]),
     /// for an object freed twice ([`Error::Misuse`]; a best-effort check:
     /// a second free from another thread is missed while the slot waits
-    /// as this mutator's next allocation, and so are two frees at the
-    /// same instant), inside a blocking region or a
+    /// as this mutator's next allocation, and so are two frees racing on
+    /// two threads and a second free after the program wrote to the freed
+    /// object), inside a blocking region or a
     /// collector callback.
     ///
     /// # Safety
@@ -163,12 +164,18 @@ impl<E: Embedder> Mutator<E> {
         if !as_run && !self.local.has_freed_room(ctx) {
             return Ok((self.deferred(size), size));
         }
-        if !flags.contains(AllocFlags::UNINIT) {
-            table.zero(start, size);
-        }
         if !as_run {
-            // Waiting in the list: a second free finds the tag.
+            // Waiting in the list: a second free finds the tag. Written
+            // first, so that the window in which two threads freeing the
+            // object together both pass the check is as short as it can
+            // be without a locked write (a misuse the check is best-effort
+            // against).
             table.tag_freed(start);
+            if !flags.contains(AllocFlags::UNINIT) {
+                table.zero(start + 8, size - 8);
+            }
+        } else if !flags.contains(AllocFlags::UNINIT) {
+            table.zero(start, size);
         }
         // Young again: a stale mark (old, generational mode) or unlogged
         // bit must not make the next object look old. (On a swept page the

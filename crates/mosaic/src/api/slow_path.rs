@@ -356,8 +356,9 @@ impl<E: Embedder> Mutator<E> {
         out
     }
 
-    /// Runs `f` with the world stopped and every page swept (alloc bits
-    /// exact), without collecting: for heap dumps. `f` runs as a collector
+    /// Runs `f` with the world stopped, every page swept (alloc bits
+    /// exact) and every explicitly freed slot free, without collecting:
+    /// for heap dumps. `f` runs as a collector
     /// callback (it cannot allocate).
     pub(crate) fn with_world_stopped<R>(&mut self, f: impl FnOnce(&HeapCore<E>) -> R) -> R {
         self.stop_world();
@@ -365,6 +366,12 @@ impl<E: Embedder> Mutator<E> {
         let core = &heap.core;
         let resume = PauseGuard(&heap.world, core.timeline.as_ref());
         let panic = in_callback(|| core.finish_sweeping());
+        // Every mutator flushed its freed slots: as a pause does before it
+        // marks, make them free slots, so that `f` sees no freed object
+        // (whose first word holds its free tag).
+        for pool in core.pools.iter() {
+            pool.reclaim_forgotten(&core.table);
+        }
         let r = in_callback(|| f(core));
         drop(resume);
         panic.resume();

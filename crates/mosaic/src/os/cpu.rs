@@ -119,16 +119,26 @@ mod tests {
     fn cpu_time_grows_with_work_not_with_sleep() {
         let t0 = process_cpu_time();
         assert!(t0 > std::time::Duration::ZERO);
+        // Work until the process has used 10 ms more CPU: on a loaded
+        // machine 30 ms of wall time may give this thread less than that,
+        // so the bound is generous; a clock that did not count work would
+        // never get there.
         let mut x = 0u64;
         let start = std::time::Instant::now();
-        while start.elapsed() < std::time::Duration::from_millis(30) {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut t1 = t0;
+        while t1 - t0 < std::time::Duration::from_millis(10)
+            && start.elapsed() < std::time::Duration::from_secs(20)
+        {
+            for _ in 0..100_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
+            t1 = process_cpu_time();
         }
         std::hint::black_box(x);
-        let t1 = process_cpu_time();
         assert!(
             t1 - t0 >= std::time::Duration::from_millis(10),
-            "{t0:?} -> {t1:?}"
+            "{t0:?} -> {t1:?} after {:?} of work",
+            start.elapsed()
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
         let t2 = process_cpu_time();

@@ -382,10 +382,12 @@ impl SizePool {
             return;
         }
         let mut n = 0;
-        for &addr in &st.forgotten {
+        let forgotten = std::mem::take(&mut st.forgotten);
+        for &addr in &forgotten {
             let (d, slot) = table.small_slot(addr);
-            debug_assert!(d.alloc.get(slot), "a forgotten slot stays allocated");
             if !d.alloc.get(slot) {
+                // Listed twice (two threads freed it at the same instant,
+                // a misuse the free's check can miss): freed already.
                 continue;
             }
             // Its first word goes back to 0: no free slot keeps a tag (a
@@ -400,7 +402,10 @@ impl SizePool {
             d.clear_object_bits(slot / 64, 1 << (slot % 64), false);
             n += 1;
         }
-        st.forgotten.clear();
+        // (The list's memory is kept for the next cycle's frees.)
+        let mut forgotten = forgotten;
+        forgotten.clear();
+        st.forgotten = forgotten;
         st.allocated_since_gc = st.allocated_since_gc.saturating_sub(n);
         st.c.allocated_total = st.c.allocated_total.wrapping_sub(n);
     }

@@ -294,8 +294,9 @@ impl PageTable {
         debug_assert!(addr >= self.base() && addr + 8 <= self.base() + self.heap.len());
         debug_assert_eq!(addr % 8, 0);
         // SAFETY: a slot start inside the mapped heap (every slot is at
-        // least 16 bytes, a multiple of 8); the word is read and written
-        // atomically, so a racing access by a buggy program is no UB here.
+        // least 16 bytes, a multiple of 8), 8-aligned; the collector reads
+        // and writes the word atomically (a buggy program's racing plain
+        // store is its own data race, and tears nothing on our side).
         unsafe { &*(addr as *const AtomicUsize) }
     }
 
