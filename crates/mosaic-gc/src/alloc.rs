@@ -9,7 +9,7 @@
 //! object alive.
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use mosaic::{AllocFlags, ObjRef};
 
@@ -515,26 +515,23 @@ unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
     q
 }
 
-/// Bytes given to `GC_free` that the heap's own count
-/// (`Heap::freed_bytes`, kept per thread) does not see: every call the
-/// core refused (an interior pointer, a second free, a free inside a
-/// blocking region), which only counts, as before.
-static UNCOUNTED_FREED: AtomicU64 = AtomicU64::new(0);
-/// Bytes the heap's count has that `GC_free` did not give: objects a
-/// disclaim procedure let go (reclaimed with `Mutator::free`).
-static NOT_EXPLICIT: AtomicU64 = AtomicU64::new(0);
+/// What `GC_free`'s count differs by from the heap's own
+/// (`Heap::freed_bytes`, kept per thread): plus every call the core refused
+/// (an interior pointer, a second free, a free inside a blocking region),
+/// which only counts, as before; minus the objects a disclaim procedure let
+/// go (reclaimed with `Mutator::free`, but no `GC_free`).
+static FREED_ADJUSTMENT: AtomicI64 = AtomicI64::new(0);
 /// The bytes given to `GC_free` when the last collection ended.
 static FREED_AT_GC: AtomicU64 = AtomicU64::new(0);
 
 fn freed_total() -> u64 {
-    (heap().freed_bytes() + UNCOUNTED_FREED.load(Relaxed))
-        .saturating_sub(NOT_EXPLICIT.load(Relaxed))
+    (heap().freed_bytes() as i64 + FREED_ADJUSTMENT.load(Relaxed)).max(0) as u64
 }
 
 /// `size` bytes freed through the core that were no `GC_free` (the
 /// disclaim path).
 pub fn not_explicitly_freed(size: usize) {
-    NOT_EXPLICIT.fetch_add(size as u64, Relaxed);
+    FREED_ADJUSTMENT.fetch_sub(size as i64, Relaxed);
 }
 
 /// Bytes given to `GC_free` since the last collection.
@@ -579,7 +576,7 @@ pub unsafe extern "C" fn GC_free(p: *mut c_void) {
         crate::disclaim::forget_closure(o, p);
         crate::threads::guarded(|| crate::roots::remove_uncollectable(o.addr()));
         let size = heap().object_size(o).unwrap_or(0);
-        UNCOUNTED_FREED.fetch_add(size as u64, Relaxed);
+        FREED_ADJUSTMENT.fetch_add(size as i64, Relaxed);
     }
 }
 

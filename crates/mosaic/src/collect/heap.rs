@@ -481,23 +481,7 @@ impl<E: Embedder> HeapCore<E> {
         if what == 0 {
             return;
         }
-        let start = Instant::now();
-        let budget = self.resource.dirty_pages();
-        let mut pages = 0;
-        while pages < budget {
-            let n = if what >= TrimAfterPause::All as u8 {
-                self.resource.trim(&self.table, 0, TRIM_PAGES_AFTER_PAUSE)
-            } else {
-                self.trim_step(TRIM_PAGES_AFTER_PAUSE)
-            };
-            pages += n;
-            if n < TRIM_PAGES_AFTER_PAUSE {
-                break;
-            }
-        }
-        if pages > 0 {
-            self.span("trim", start, Some(("pages", pages as u64)));
-        }
+        self.trim_in_pieces(what >= TrimAfterPause::All as u8, || {});
     }
 
     /// Decommits every free page the page resource holds, with the world
@@ -506,19 +490,35 @@ impl<E: Embedder> HeapCore<E> {
     /// hold up another thread's pause); returns the pages decommitted. The
     /// commit level falls to the room of the target (the hysteresis of
     /// [`HeapCore::update_commit_level`] starts again from there).
-    pub fn release_free_pages(&self, mut between: impl FnMut()) -> usize {
+    pub fn release_free_pages(&self, between: impl FnMut()) -> usize {
+        let pages = self.trim_in_pieces(true, between);
+        self.commit_level.store(self.room_pages(), Relaxed);
+        pages
+    }
+
+    /// Decommits free pages with the world running, at most
+    /// [`TRIM_PAGES_AFTER_PAUSE`] per hold of the page resource's lock
+    /// (`between` runs after each piece), until none is left to take or as
+    /// many as were queued when it started are done (pages that sweeps
+    /// release meanwhile are the sweeps' to trim): every free page with
+    /// `all`, else those beyond the commit level (`trim_step`). A `trim`
+    /// span on the timeline; returns the pages decommitted.
+    fn trim_in_pieces(&self, all: bool, mut between: impl FnMut()) -> usize {
         let start = Instant::now();
         let budget = self.resource.dirty_pages();
         let mut pages = 0;
         while pages < budget {
-            let n = self.resource.trim(&self.table, 0, TRIM_PAGES_AFTER_PAUSE);
+            let n = if all {
+                self.resource.trim(&self.table, 0, TRIM_PAGES_AFTER_PAUSE)
+            } else {
+                self.trim_step(TRIM_PAGES_AFTER_PAUSE)
+            };
             pages += n;
             if n < TRIM_PAGES_AFTER_PAUSE {
                 break;
             }
             between();
         }
-        self.commit_level.store(self.room_pages(), Relaxed);
         if pages > 0 {
             self.span("trim", start, Some(("pages", pages as u64)));
         }

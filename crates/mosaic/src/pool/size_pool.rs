@@ -382,7 +382,7 @@ impl SizePool {
             return;
         }
         let mut n = 0;
-        let forgotten = std::mem::take(&mut st.forgotten);
+        let mut forgotten = std::mem::take(&mut st.forgotten);
         for &addr in &forgotten {
             let (d, slot) = table.small_slot(addr);
             if !d.alloc.get(slot) {
@@ -403,7 +403,6 @@ impl SizePool {
             n += 1;
         }
         // (The list's memory is kept for the next cycle's frees.)
-        let mut forgotten = forgotten;
         forgotten.clear();
         st.forgotten = forgotten;
         st.allocated_since_gc = st.allocated_since_gc.saturating_sub(n);
