@@ -260,9 +260,22 @@ fn on_event(e: &GcEvent) {
         GcEvent::CollectionStart {
             number,
             allocated_bytes,
+            heap_bytes,
+            target_bytes,
             ..
         } => {
             crate::control::collection_started(*allocated_bytes);
+            if PRINT_STATS.load(Relaxed) {
+                // As bdwgc's "Marking for collection #N after M allocated
+                // bytes", with the heap committed and the target in force.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "mosaic-gc: collection #{number} after {} KiB allocated, heap {} KiB, target {} KiB",
+                    allocated_bytes >> 10,
+                    heap_bytes >> 10,
+                    target_bytes >> 10
+                );
+            }
             let queued = heap_if_created().map_or(0, |h| h.pending_finalizers());
             crate::disclaim::collection_started(*number, queued);
             crate::events::marking();

@@ -69,6 +69,11 @@ fn run_c_with(name: &str, env: &[(&str, &str)]) -> String {
 
 /// [`run_c_with`], linked with `link` (instead of `-lgc`).
 fn run_c_linked(name: &str, link: &[&str], env: &[(&str, &str)]) -> String {
+    run_c_output(name, link, env).0
+}
+
+/// [`run_c_linked`]'s standard output and standard error.
+fn run_c_output(name: &str, link: &[&str], env: &[(&str, &str)]) -> (String, String) {
     let lib = lib_dir();
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -98,7 +103,7 @@ fn run_c_linked(name: &str, link: &[&str], env: &[(&str, &str)]) -> String {
         "{name} failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
-    stdout
+    (stdout, stderr.into_owned())
 }
 
 /// Every line of the program's report ends in "ok", and there are `n`.
@@ -118,7 +123,7 @@ fn explicit_frees_are_counted_on_every_thread_until_a_collection() {
     if header_missing() {
         return;
     }
-    all_ok(&run_c("explicit_free"), 7);
+    all_ok(&run_c("explicit_free"), 9);
 }
 
 /// `GC_gcollect_and_unmap` (and `GC_gcollect` with
@@ -130,6 +135,58 @@ fn a_collection_that_unmaps_gives_the_free_heap_back() {
         return;
     }
     all_ok(&run_c("unmap"), 4);
+}
+
+/// `GC_PRINT_STATS=1` logs two lines per collection, as bdwgc logs its
+/// "Marking for collection #N after M allocated bytes" and its end: the
+/// start (bytes allocated since the last one, heap, target) and the end
+/// (live bytes, heap, pause), numbered from 1 in order.
+#[test]
+fn print_stats_logs_the_start_and_end_of_every_collection() {
+    if header_missing() {
+        return;
+    }
+    let (out, err) = run_c_output("unmap", &["-lgc"], &[("GC_PRINT_STATS", "1")]);
+    all_ok(&out, 4);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("mosaic-gc: collection #"))
+        .collect();
+    assert!(lines.len() >= 6, "too few collections logged:\n{err}");
+    assert_eq!(lines.len() % 2, 0, "a start without its end:\n{err}");
+    let field = |l: &str, after: &str| -> u64 {
+        let rest = &l[l
+            .find(after)
+            .unwrap_or_else(|| panic!("no {after:?} in {l:?}"))
+            + after.len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits
+            .parse()
+            .unwrap_or_else(|_| panic!("no number after {after:?} in {l:?}"))
+    };
+    for (i, pair) in lines.chunks(2).enumerate() {
+        let (start, end) = (pair[0], pair[1]);
+        let n = i as u64 + 1;
+        assert_eq!(field(start, "#"), n, "{start}");
+        assert_eq!(field(end, "#"), n, "{end}");
+        assert!(
+            start.contains(" KiB allocated, heap ") && start.contains(" KiB, target "),
+            "{start}"
+        );
+        assert!(
+            end.contains(" KiB live, heap ") && end.contains(", pause "),
+            "{end}"
+        );
+        assert!(
+            field(start, "heap ") > 0 && field(start, "target ") > 0,
+            "{start}"
+        );
+    }
+    // The program's last collections keep its 4 MiB list (and its pages).
+    let last = lines[lines.len() - 1];
+    let n = lines.len() / 2;
+    assert!(field(last, &format!("#{n}: ")) >= 4096, "{last}");
+    assert!(field(last, "heap ") >= 4096, "{last}");
 }
 
 #[test]

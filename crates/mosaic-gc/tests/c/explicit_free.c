@@ -6,6 +6,7 @@
 #define GC_THREADS
 #include <gc.h>
 #include <gc/gc_disclaim.h>
+#include <gc/gc_mark.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -31,6 +32,37 @@ static void count_finalized(void *obj, void *data) {
     (void)obj;
     (void)data;
     finalized++;
+}
+
+/* A disclaim procedure that keeps the first objects it is asked about
+ * (they go with a later collection) and lets the others go. */
+static int disclaimed, revivals = 10;
+static int GC_CALLBACK disclaim(void *base) {
+    (void)base;
+    disclaimed++;
+    return revivals-- > 0;
+}
+
+/* Garbage made out of line, so that no pointer to it stays in main's
+ * frame. */
+static void __attribute__((noinline)) kind_garbage(unsigned kind, int n) {
+    for (int i = 0; i < n; i++) {
+        GC_word *o = GC_generic_malloc(4 * sizeof(GC_word), kind);
+        o[1] = (GC_word)i;
+    }
+}
+
+static void __attribute__((noinline)) large_finalized_garbage(const struct GC_finalizer_closure *fc) {
+    for (int i = 0; i < 8; i++)
+        GC_finalized_malloc(100000, fc);
+}
+
+/* Collects until the procedures or closures have run (count passes 0). */
+static void collect_until(int *count) {
+    for (int i = 0; i < 4 && *count == 0; i++) {
+        GC_gcollect();
+        GC_invoke_finalizers();
+    }
 }
 
 static void check(const char *what, int ok) {
@@ -72,5 +104,22 @@ int main(void) {
     check("closures ran", finalized > 0);
     check("reclaiming finalized objects is no explicit free",
           GC_get_expl_freed_bytes_since_gc() == 0);
+    /* A large finalized object and an object of a kind with a disclaim
+     * procedure are freed by the library once the closure or procedure
+     * let them go: no explicit free either. */
+    finalized = 0;
+    large_finalized_garbage(&fc);
+    collect_until(&finalized);
+    check("large finalized objects are reclaimed without counting",
+          finalized > 0 && GC_get_expl_freed_bytes_since_gc() == 0);
+    unsigned kind = GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 1);
+    GC_register_disclaim_proc((int)kind, disclaim, 0);
+    kind_garbage(kind, 1000);
+    collect_until(&disclaimed);
+    int first = disclaimed;
+    GC_gcollect();
+    GC_invoke_finalizers(); /* the revived ones are asked again */
+    check("objects a disclaim procedure lets go are no explicit free",
+          first > revivals && disclaimed > first && GC_get_expl_freed_bytes_since_gc() == 0);
     return 0;
 }
