@@ -66,6 +66,7 @@ fn pause<E: Embedder>(
     let time_to_safepoint = start.elapsed();
     core.counters.record_safepoint(time_to_safepoint);
     let cpu_at_start = crate::os::process_cpu_time();
+    let wall_at_start = Instant::now();
     let number = core.counters.collections.load(Relaxed) + 1;
     core.note_peak_pages();
     let mut panics = core.finish_sweeping();
@@ -179,6 +180,8 @@ fn pause<E: Embedder>(
             cpu_at_start,
             cpu_at_end: crate::os::process_cpu_time(),
             sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),
+            wall_at_start,
+            wall_at_end: Instant::now(),
         })
     };
     core.counters

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | `Fixed` | `max_heap`: use the whole configured heap, collect when it is full |
 //! | `Proportional { k }` | `max(L × (1 + k), heap_min)` (Go's `GOGC = 100·k`) |
-//! | `Adaptive { scale }` | `max(L + min(sqrt(L × scale × g / s), L × headroom_max), heap_min)` (MemBalancer, capped) |
+//! | `Adaptive { scale }` | `max(L + min(sqrt(L × scale × g / s), cap), heap_min)` (MemBalancer, capped; `cap` below) |
 //!
 //! Every target is capped at `max_heap`, and the allowance is never below
 //! [`MIN_ALLOWANCE`] (a heap nearly full of live data collects often, and an
@@ -44,9 +44,25 @@
 //! fell to 4 MB; n-queens and binary-trees held 1.7–2× OCaml's memory. With
 //! the cap the soak is flat at 4.6× and both small programs fit in 1.3×
 //! OCaml's, for more (short) collections (BENCHMARKS.md, issue 19).
+//!
+//! **Running mutators.** A pause stops every mutator, so with `n` of them
+//! running between collections each pause costs `n` threads' time, while
+//! the allocation per collection (the allowance) stays what one thread
+//! would get: two threads on a small heap collected twice as often and
+//! lost twice the time to it (Guile's threads on the drop-in: 257 → 482
+//! collections, 1.5× the speed for twice the work). So the cap grows by
+//! one share per further running mutator, each share at most
+//! [`MUTATOR_ROOM_MAX`]: `cap = L × headroom_max + (n − 1) × min(L ×
+//! headroom_max, MUTATOR_ROOM_MAX)`. `n` is the mutators' parallelism
+//! between the last two pauses (process CPU time outside collection over
+//! wall time, smoothed, rounded, between 1 and the available CPUs), so an
+//! idle thread does not count and one thread alone never gets more. The
+//! bound per share keeps a large heap's cap where it was (a 41 MB soak on
+//! two CPUs: 3× → 3.1×), since only small heaps, whose collections come
+//! quickest, need it.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
@@ -57,6 +73,10 @@ pub const MIN_ALLOWANCE: u64 = 256 << 10;
 
 /// Weight of the newest sample in the adaptive policy's smoothed rates.
 pub const SMOOTHING: f64 = 0.5;
+
+/// Most headroom the cap grows by for each running mutator beyond the
+/// first (see "Running mutators" above).
+pub const MUTATOR_ROOM_MAX: u64 = 4 << 20;
 
 /// What the heap policy decided at the end of a collection, for stats and
 /// events: why the next collection will come when it does.
@@ -83,6 +103,8 @@ pub struct HeapSizer {
     policy: HeapPolicy,
     /// The adaptive headroom's cap, in live bytes (0: none).
     headroom_max: f64,
+    /// The available CPUs: the most running mutators counted.
+    cpus: f64,
     min: u64,
     /// `max_heap`, which [`HeapSizer::set_max`] may change.
     max: AtomicU64,
@@ -109,6 +131,12 @@ struct State {
     alloc_secs: f64,
     gc_bytes: f64,
     gc_secs: f64,
+    /// When the last pause ended (none before the first collection), and
+    /// the exponentially weighted mutator CPU and wall seconds between
+    /// pauses: their ratio is the mutators' parallelism.
+    wall_at_end: Option<Instant>,
+    par_cpu_secs: f64,
+    par_wall_secs: f64,
     last: Option<HeapDecision>,
 }
 
@@ -134,6 +162,9 @@ pub struct CollectionSample {
     pub cpu_at_end: Duration,
     /// Total lazy sweep time of the heap so far.
     pub sweep_total: Duration,
+    /// When the world had stopped, and when the pause's work was done.
+    pub wall_at_start: Instant,
+    pub wall_at_end: Instant,
 }
 
 impl HeapSizer {
@@ -147,6 +178,7 @@ impl HeapSizer {
         HeapSizer {
             policy,
             headroom_max: 0.0,
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()) as f64,
             min,
             max: AtomicU64::new(max),
             allocated: AtomicU64::new(0),
@@ -161,6 +193,9 @@ impl HeapSizer {
                 alloc_secs: 0.0,
                 gc_bytes: 0.0,
                 gc_secs: 0.0,
+                wall_at_end: None,
+                par_cpu_secs: 0.0,
+                par_wall_secs: 0.0,
                 last: None,
             }),
         }
@@ -233,13 +268,21 @@ impl HeapSizer {
         smooth(&mut st.alloc_secs, mutator.as_secs_f64());
         smooth(&mut st.gc_bytes, s.live_bytes as f64);
         smooth(&mut st.gc_secs, collector.as_secs_f64());
+        if let Some(end) = st.wall_at_end {
+            smooth(&mut st.par_cpu_secs, mutator.as_secs_f64());
+            let wall = s.wall_at_start.saturating_duration_since(end);
+            smooth(&mut st.par_wall_secs, wall.as_secs_f64());
+        }
         let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
         let g = rate(st.alloc_bytes, st.alloc_secs);
         let speed = rate(st.gc_bytes, st.gc_secs);
+        let mutators = rate(st.par_cpu_secs, st.par_wall_secs)
+            .round()
+            .clamp(1.0, self.cpus);
         let live = s.live_bytes;
         let kept = s.finalization_bytes.min(live);
         let target = self
-            .target_for(live - kept, g, speed)
+            .target_for(live - kept, g, speed, mutators)
             .saturating_add(kept)
             .min(self.max.load(Relaxed));
         let allowance = allowance_for(target, live);
@@ -247,6 +290,7 @@ impl HeapSizer {
         self.allowance.store(allowance, Relaxed);
         st.cpu_at_end = s.cpu_at_end;
         st.sweep_at_end = s.sweep_total;
+        st.wall_at_end = Some(s.wall_at_end);
         self.decided(&mut st, live, allocated, target, allowance, g, speed)
     }
 
@@ -320,8 +364,9 @@ impl HeapSizer {
         self
     }
 
-    /// The policy's formula (see the module docs), capped at `max_heap`.
-    fn target_for(&self, live: u64, g: f64, s: f64) -> u64 {
+    /// The policy's formula (see the module docs) for `mutators` running
+    /// mutators, capped at `max_heap`.
+    fn target_for(&self, live: u64, g: f64, s: f64, mutators: f64) -> u64 {
         let want = match self.policy {
             HeapPolicy::Fixed => return self.max.load(Relaxed),
             HeapPolicy::Proportional { k } => live as f64 * (1.0 + k),
@@ -330,7 +375,9 @@ impl HeapSizer {
                 let ratio = if s > 0.0 && g > 0.0 { g / s } else { 1.0 };
                 let mut headroom = (live as f64 * scale as f64 * ratio).sqrt();
                 if self.headroom_max > 0.0 {
-                    headroom = headroom.min(live as f64 * self.headroom_max);
+                    let share = live as f64 * self.headroom_max;
+                    let more = (mutators - 1.0) * share.min(MUTATOR_ROOM_MAX as f64);
+                    headroom = headroom.min(share + more);
                 }
                 live as f64 + headroom
             }
@@ -360,13 +407,26 @@ mod tests {
     }
 
     /// A collection whose pause took `pause_ms` of CPU time from `at`.
+    /// One mutator ran between the pauses: wall time passes as the CPU
+    /// time does.
     fn sample(live: u64, at: Duration, pause_ms: u64) -> CollectionSample {
+        parallel_sample(live, at, pause_ms, 1)
+    }
+
+    /// As [`sample`], with `mutators` running in parallel: wall time passes
+    /// (and the pause) at `1 / mutators` of the CPU time.
+    fn parallel_sample(live: u64, at: Duration, pause_ms: u64, mutators: u32) -> CollectionSample {
+        static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        let base = *BASE.get_or_init(Instant::now);
+        let wall_at_start = base + at / mutators;
         CollectionSample {
             live_bytes: live,
             finalization_bytes: 0,
             cpu_at_start: at,
             cpu_at_end: at + Duration::from_millis(pause_ms),
             sweep_total: Duration::ZERO,
+            wall_at_start,
+            wall_at_end: wall_at_start + Duration::from_millis(pause_ms) / mutators,
         }
     }
 
@@ -438,5 +498,46 @@ mod tests {
         uncapped.add(512 * MIB);
         let d = uncapped.after_collection(&sample(8 * MIB, t0 + Duration::from_secs(1), 1000));
         assert!(d.target_bytes > 100 * MIB, "{d:?}");
+    }
+
+    #[test]
+    fn the_cap_grows_by_a_bounded_share_for_each_further_running_mutator() {
+        let capped = || {
+            HeapSizer::new(HeapPolicy::Adaptive { scale: 256 << 20 }, 1 << 20, 1 << 40)
+                .with_headroom_max(2.0)
+        };
+        // 1 MiB live, allocation far faster than collection: the cap decides.
+        // (Pauses of 1 s every 3 s of CPU time: the square root asks for
+        // more than the cap at either live size.)
+        let run = |h: &HeapSizer, live: u64, mutators: u32| {
+            let t0 = cpu();
+            let mut d = None;
+            for i in 1..=4u32 {
+                h.add(512 * MIB);
+                let at = t0 + Duration::from_secs(3 * u64::from(i));
+                d = Some(h.after_collection(&parallel_sample(live, at, 1000, mutators)));
+            }
+            d.unwrap()
+        };
+        let one = run(&capped(), MIB, 1);
+        assert_eq!(one.target_bytes, 3 * MIB, "{one:?}");
+        // Two mutators ran between the pauses: one more share of 2 MiB.
+        let two = run(&capped(), MIB, 2);
+        assert_eq!(two.target_bytes, 5 * MIB, "{two:?}");
+        // Never more than the machine's CPUs run at once.
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let many = run(&capped(), MIB, 64);
+        assert_eq!(
+            many.target_bytes,
+            3 * MIB + (cpus - 1) * 2 * MIB,
+            "{many:?}"
+        );
+        // A large heap's share is bounded: 64 MiB live, two mutators.
+        let large = run(&capped(), 64 * MIB, 2);
+        assert_eq!(
+            large.target_bytes,
+            64 * MIB + 128 * MIB + MUTATOR_ROOM_MAX.min(128 * MIB) * (cpus.min(2) - 1),
+            "{large:?}"
+        );
     }
 }
