@@ -78,7 +78,7 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `gc_threads` | `MOSAIC_GC_THREADS` | 0 | GC workers, the collecting thread included (0: one per available core; 1: the collecting thread alone) |
 /// | `parallel_min_live` | `MOSAIC_PARALLEL_MIN_LIVE` | 4 MiB | a collection runs on every GC worker only if the previous one found this many bytes live (or the heap committed 8 times as much, or the previous marking took 0.5 ms or more on one thread); smaller ones run on the collecting thread alone (0: always every worker) |
 /// | `parallel_help_us` | `MOSAIC_PARALLEL_HELP_US` | 100 | a collection run on the collecting thread alone hands the rest of its marking to every GC worker after this many microseconds, if it has enough work to share (0: as soon as it has) |
-/// | `headroom_max` | `MOSAIC_HEADROOM_MAX` | 3.0 | the adaptive policy's headroom is at most this many times the live bytes, plus one such share (at most 4 MiB) per further mutator running in parallel (0: no cap) |
+/// | `headroom_max` | `MOSAIC_HEADROOM_MAX` | 3.0 | the adaptive policy's headroom is at most this many times the live bytes, plus one such share (at most 4 MiB) per further thread running in parallel between collections, at most the CPUs (0: no cap) |
 /// | `ephemeron_header` | (none) | 0 | bytes of embedder header (a multiple of 8, at most 512) before every ephemeron's key and value words: `trace` sees ephemerons and visits the header, never the key and value |
 /// | `page_resource` | `MOSAIC_PAGE_RESOURCE` | `MOSAIC_PAGES_LOCKFREE` | how free pages are kept: `MOSAIC_PAGES_LOCKFREE` (`lockfree`) or `MOSAIC_PAGES_MUTEX` (`mutex`, a free list behind one lock, for comparison) |
 /// | (none) | `MOSAIC_TRACE` | unset | a path: when set at heap creation, the heap writes a Chrome trace-event JSON timeline of its pauses there when it is destroyed |
@@ -154,8 +154,9 @@ pub struct mosaic_config {
     /// (see `mosaic_ephemeron_new`).
     pub ephemeron_header: usize,
     /// The adaptive policy's headroom is at most this many times the live
-    /// bytes, plus one such share (at most 4 MiB) for each further mutator
-    /// that ran in parallel between the last pauses (0: no cap).
+    /// bytes, plus one such share (at most 4 MiB) for each further thread
+    /// that ran in parallel between collections, at most the CPUs (0: no
+    /// cap).
     pub headroom_max: f64,
     /// Generational collection with sticky mark bits: most collections
     /// are minor. Objects allocated with `MOSAIC_BARRIERED` need

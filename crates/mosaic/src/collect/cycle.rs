@@ -166,8 +166,12 @@ fn pause<E: Embedder>(
             target: old_target,
             pause: work_start.elapsed().saturating_sub(verify_time),
         });
-        core.sizer
-            .after_minor(live, cpu_at_start, crate::os::process_cpu_time())
+        core.sizer.after_minor(
+            live,
+            cpu_at_start,
+            crate::os::process_cpu_time(),
+            wall_at_start.elapsed(),
+        )
     } else {
         core.generations.after_full(
             marked.bytes as u64,

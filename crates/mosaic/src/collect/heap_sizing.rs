@@ -53,13 +53,19 @@
 //! collections, 1.5× the speed for twice the work). So the cap grows by
 //! one share per further running mutator, each share at most
 //! [`MUTATOR_ROOM_MAX`]: `cap = L × headroom_max + (n − 1) × min(L ×
-//! headroom_max, MUTATOR_ROOM_MAX)`. `n` is the mutators' parallelism
-//! between the last two pauses (process CPU time outside collection over
-//! wall time, smoothed, rounded, between 1 and the available CPUs), so an
-//! idle thread does not count and one thread alone never gets more. The
-//! bound per share keeps a large heap's cap where it was (a 41 MB soak on
-//! two CPUs: 3× → 3.1×), since only small heaps, whose collections come
-//! quickest, need it.
+//! headroom_max, MUTATOR_ROOM_MAX)`. `n` comes from the parallelism
+//! between pauses: the process's CPU time between the end of one full
+//! collection and the start of the next, less the minor pauses' CPU time,
+//! over the wall time between them, less the minor pauses' wall time,
+//! both smoothed like the rates; it is rounded down unless at least
+//! [`RUNNING_ROUND_UP`] of a further thread ran (so one mutator beside a
+//! half-busy helper thread stays one), and kept between 1 and the CPUs
+//! available to the thread that made the heap. An idle thread does not
+//! count; a busy thread that is not a mutator does (the process's CPU
+//! time is all that is measured), but adds at most one share. The bound
+//! per share keeps a large heap's cap where it was (a 41 MB soak on two
+//! CPUs: 3× → 3.1×), since only small heaps, whose collections come
+//! quickest, need it. The decision reports `running_mutators`.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -77,6 +83,9 @@ pub const SMOOTHING: f64 = 0.5;
 /// Most headroom the cap grows by for each running mutator beyond the
 /// first (see "Running mutators" above).
 pub const MUTATOR_ROOM_MAX: u64 = 4 << 20;
+
+/// The fraction of a further thread's time that counts it as running.
+pub const RUNNING_ROUND_UP: f64 = 0.75;
 
 /// What the heap policy decided at the end of a collection, for stats and
 /// events: why the next collection will come when it does.
@@ -96,6 +105,9 @@ pub struct HeapDecision {
     pub allocation_rate: f64,
     /// Collection speed, live bytes per second of collector time (smoothed).
     pub collection_speed: f64,
+    /// Mutators counted as running in parallel between pauses (1 or more;
+    /// the adaptive cap grows with it, see the module docs).
+    pub running_mutators: f64,
 }
 
 /// The heap's collection trigger and its policy.
@@ -125,18 +137,20 @@ struct State {
     /// Minor collections since the last full one (generational mode):
     /// their pauses' CPU time and the bytes allocated before each.
     minor_cpu: Duration,
+    minor_wall: Duration,
     minor_allocated: u64,
     /// Exponentially weighted totals for the allocation rate and collection speed.
     alloc_bytes: f64,
     alloc_secs: f64,
     gc_bytes: f64,
     gc_secs: f64,
-    /// When the last pause ended (none before the first collection), and
-    /// the exponentially weighted mutator CPU and wall seconds between
-    /// pauses: their ratio is the mutators' parallelism.
+    /// When the last full collection's pause ended (none before the first
+    /// collection), and the exponentially weighted CPU and wall seconds
+    /// between pauses (none yet: `None`): their ratio is the mutators'
+    /// parallelism.
     wall_at_end: Option<Instant>,
-    par_cpu_secs: f64,
-    par_wall_secs: f64,
+    parallel_secs: Option<(f64, f64)>,
+    running: f64,
     last: Option<HeapDecision>,
 }
 
@@ -188,14 +202,15 @@ impl HeapSizer {
                 cpu_at_end: crate::os::process_cpu_time(),
                 sweep_at_end: Duration::ZERO,
                 minor_cpu: Duration::ZERO,
+                minor_wall: Duration::ZERO,
                 minor_allocated: 0,
                 alloc_bytes: 0.0,
                 alloc_secs: 0.0,
                 gc_bytes: 0.0,
                 gc_secs: 0.0,
                 wall_at_end: None,
-                par_cpu_secs: 0.0,
-                par_wall_secs: 0.0,
+                parallel_secs: None,
+                running: 1.0,
                 last: None,
             }),
         }
@@ -259,6 +274,7 @@ impl HeapSizer {
         // Minor collections since the last full one count as collector
         // time, and what was allocated before them as allocation.
         let minor_cpu = std::mem::take(&mut st.minor_cpu);
+        let minor_wall = std::mem::take(&mut st.minor_wall);
         let allocated = self.allocated.swap(0, Relaxed) + std::mem::take(&mut st.minor_allocated);
         let swept = s.sweep_total.saturating_sub(st.sweep_at_end);
         let interval = s.cpu_at_start.saturating_sub(st.cpu_at_end);
@@ -269,16 +285,27 @@ impl HeapSizer {
         smooth(&mut st.gc_bytes, s.live_bytes as f64);
         smooth(&mut st.gc_secs, collector.as_secs_f64());
         if let Some(end) = st.wall_at_end {
-            smooth(&mut st.par_cpu_secs, mutator.as_secs_f64());
+            // (The lazy sweep steps are mutator threads running, and their
+            // times are wall times: they stay in.)
+            let cpu = interval.saturating_sub(minor_cpu).as_secs_f64();
             let wall = s.wall_at_start.saturating_duration_since(end);
-            smooth(&mut st.par_wall_secs, wall.as_secs_f64());
+            let wall = wall.saturating_sub(minor_wall).as_secs_f64();
+            st.parallel_secs = Some(match st.parallel_secs {
+                None => (cpu, wall),
+                Some((c, w)) => (
+                    c * (1.0 - SMOOTHING) + cpu * SMOOTHING,
+                    w * (1.0 - SMOOTHING) + wall * SMOOTHING,
+                ),
+            });
         }
         let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
         let g = rate(st.alloc_bytes, st.alloc_secs);
         let speed = rate(st.gc_bytes, st.gc_secs);
-        let mutators = rate(st.par_cpu_secs, st.par_wall_secs)
-            .round()
+        let parallelism = st.parallel_secs.map_or(1.0, |(c, w)| rate(c, w));
+        let mutators = (parallelism + (1.0 - RUNNING_ROUND_UP))
+            .floor()
             .clamp(1.0, self.cpus);
+        st.running = mutators;
         let live = s.live_bytes;
         let kept = s.finalization_bytes.min(live);
         let target = self
@@ -314,6 +341,7 @@ impl HeapSizer {
             allowance_bytes,
             allocation_rate,
             collection_speed,
+            running_mutators: st.running,
         };
         st.last = Some(d);
         d
@@ -322,17 +350,20 @@ impl HeapSizer {
     /// After a minor collection (generational mode): the target stays as
     /// the last full collection set it, and the allowance is what the old
     /// generation (`live`, bytes believed live) leaves of it. The pause's
-    /// CPU time counts as collector time at the next full collection.
+    /// CPU time counts as collector time at the next full collection, and
+    /// its CPU and wall time (`wall`) are left out of the parallelism.
     pub fn after_minor(
         &self,
         live: u64,
         cpu_at_start: Duration,
         cpu_at_end: Duration,
+        wall: Duration,
     ) -> HeapDecision {
         let mut st = self.state.lock();
         let allocated = self.allocated.swap(0, Relaxed);
         st.minor_allocated += allocated;
         st.minor_cpu += cpu_at_end.saturating_sub(cpu_at_start);
+        st.minor_wall += wall;
         let target = self.target.load(Relaxed);
         let allowance = allowance_for(target, live);
         self.allowance.store(allowance, Relaxed);
@@ -355,6 +386,14 @@ impl HeapSizer {
             let allowance = allowance_for(max, live);
             self.allowance.store(allowance, Relaxed);
         }
+    }
+
+    /// Counts at most `n` running mutators (tests: the machine's count
+    /// otherwise).
+    #[cfg(test)]
+    fn with_cpus(mut self, n: usize) -> Self {
+        self.cpus = n as f64;
+        self
     }
 
     /// Caps the adaptive policy's headroom at `ratio` times the live bytes
@@ -410,15 +449,15 @@ mod tests {
     /// One mutator ran between the pauses: wall time passes as the CPU
     /// time does.
     fn sample(live: u64, at: Duration, pause_ms: u64) -> CollectionSample {
-        parallel_sample(live, at, pause_ms, 1)
+        parallel_sample(live, at, pause_ms, 1.0)
     }
 
-    /// As [`sample`], with `mutators` running in parallel: wall time passes
-    /// (and the pause) at `1 / mutators` of the CPU time.
-    fn parallel_sample(live: u64, at: Duration, pause_ms: u64, mutators: u32) -> CollectionSample {
+    /// As [`sample`], with `parallel` mutators' worth of CPU time running:
+    /// wall time passes (and the pause) at `1 / parallel` of the CPU time.
+    fn parallel_sample(live: u64, at: Duration, pause_ms: u64, parallel: f64) -> CollectionSample {
         static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
         let base = *BASE.get_or_init(Instant::now);
-        let wall_at_start = base + at / mutators;
+        let wall_at_start = base + at.div_f64(parallel);
         CollectionSample {
             live_bytes: live,
             finalization_bytes: 0,
@@ -426,7 +465,7 @@ mod tests {
             cpu_at_end: at + Duration::from_millis(pause_ms),
             sweep_total: Duration::ZERO,
             wall_at_start,
-            wall_at_end: wall_at_start + Duration::from_millis(pause_ms) / mutators,
+            wall_at_end: wall_at_start + Duration::from_millis(pause_ms).div_f64(parallel),
         }
     }
 
@@ -502,42 +541,101 @@ mod tests {
 
     #[test]
     fn the_cap_grows_by_a_bounded_share_for_each_further_running_mutator() {
-        let capped = || {
+        let capped = |cpus| {
             HeapSizer::new(HeapPolicy::Adaptive { scale: 256 << 20 }, 1 << 20, 1 << 40)
                 .with_headroom_max(2.0)
+                .with_cpus(cpus)
         };
-        // 1 MiB live, allocation far faster than collection: the cap decides.
-        // (Pauses of 1 s every 3 s of CPU time: the square root asks for
-        // more than the cap at either live size.)
-        let run = |h: &HeapSizer, live: u64, mutators: u32| {
+        // 1 MiB live, allocation far faster than collection: the cap
+        // decides. (Pauses of 1 s every 3 s of CPU time: the square root
+        // asks for more than the cap at either live size.) `parallel` is
+        // the mutators' CPU time over the wall time between pauses.
+        let run = |h: &HeapSizer, live: u64, parallel: f64| {
             let t0 = cpu();
             let mut d = None;
             for i in 1..=4u32 {
                 h.add(512 * MIB);
                 let at = t0 + Duration::from_secs(3 * u64::from(i));
-                d = Some(h.after_collection(&parallel_sample(live, at, 1000, mutators)));
+                d = Some(h.after_collection(&parallel_sample(live, at, 1000, parallel)));
             }
             d.unwrap()
         };
-        let one = run(&capped(), MIB, 1);
-        assert_eq!(one.target_bytes, 3 * MIB, "{one:?}");
-        // Two mutators ran between the pauses: one more share of 2 MiB.
-        let two = run(&capped(), MIB, 2);
-        assert_eq!(two.target_bytes, 5 * MIB, "{two:?}");
-        // Never more than the machine's CPUs run at once.
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-        let many = run(&capped(), MIB, 64);
+        let one = run(&capped(8), MIB, 1.0);
         assert_eq!(
-            many.target_bytes,
-            3 * MIB + (cpus - 1) * 2 * MIB,
+            (one.target_bytes, one.running_mutators),
+            (3 * MIB, 1.0),
+            "{one:?}"
+        );
+        // Two mutators ran between the pauses: one more share of 2 MiB.
+        let two = run(&capped(8), MIB, 2.0);
+        assert_eq!(
+            (two.target_bytes, two.running_mutators),
+            (5 * MIB, 2.0),
+            "{two:?}"
+        );
+        // One mutator beside a half-busy thread is one; 1.8 threads are two.
+        assert_eq!(run(&capped(8), MIB, 1.5).target_bytes, 3 * MIB);
+        assert_eq!(run(&capped(8), MIB, 1.8).target_bytes, 5 * MIB);
+        // Never more than the CPUs.
+        let many = run(&capped(4), MIB, 64.0);
+        assert_eq!(
+            (many.target_bytes, many.running_mutators),
+            (9 * MIB, 4.0),
             "{many:?}"
         );
+        assert_eq!(run(&capped(1), MIB, 2.0).target_bytes, 3 * MIB);
         // A large heap's share is bounded: 64 MiB live, two mutators.
-        let large = run(&capped(), 64 * MIB, 2);
+        let large = run(&capped(8), 64 * MIB, 2.0);
         assert_eq!(
             large.target_bytes,
-            64 * MIB + 128 * MIB + MUTATOR_ROOM_MAX.min(128 * MIB) * (cpus.min(2) - 1),
+            192 * MIB + MUTATOR_ROOM_MAX,
             "{large:?}"
+        );
+    }
+
+    #[test]
+    fn minor_pauses_between_full_collections_do_not_hide_running_mutators() {
+        let h = HeapSizer::new(HeapPolicy::Adaptive { scale: 256 << 20 }, 1 << 20, 1 << 40)
+            .with_headroom_max(2.0)
+            .with_cpus(8);
+        static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        let base = *BASE.get_or_init(Instant::now);
+        let (t0, w0) = (cpu(), base);
+        // Every 10 s of wall time: two mutators run 4 s (8 s of CPU), a
+        // minor pause takes 5 s of wall time on 8 workers (40 s of CPU), a
+        // full one 1 s on one.
+        let mut d = None;
+        for i in 0..4u32 {
+            let (cpu0, wall0) = (
+                t0 + Duration::from_secs(49 * u64::from(i)),
+                w0 + Duration::from_secs(10 * u64::from(i)),
+            );
+            h.add(512 * MIB);
+            let minor_cpu = cpu0 + Duration::from_secs(4);
+            h.after_minor(
+                MIB,
+                minor_cpu,
+                minor_cpu + Duration::from_secs(40),
+                Duration::from_secs(5),
+            );
+            h.add(512 * MIB);
+            let at = minor_cpu + Duration::from_secs(44);
+            let wall_at_start = wall0 + Duration::from_secs(9);
+            d = Some(h.after_collection(&CollectionSample {
+                live_bytes: MIB,
+                finalization_bytes: 0,
+                cpu_at_start: at,
+                cpu_at_end: at + Duration::from_secs(1),
+                sweep_total: Duration::ZERO,
+                wall_at_start,
+                wall_at_end: wall_at_start + Duration::from_secs(1),
+            }));
+        }
+        let d = d.unwrap();
+        assert_eq!(
+            (d.running_mutators, d.target_bytes),
+            (2.0, 5 * MIB),
+            "{d:?}"
         );
     }
 }
