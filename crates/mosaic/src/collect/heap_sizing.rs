@@ -150,7 +150,6 @@ struct State {
     /// parallelism.
     wall_at_end: Option<Instant>,
     parallel_secs: Option<(f64, f64)>,
-    running: f64,
     last: Option<HeapDecision>,
 }
 
@@ -210,7 +209,6 @@ impl HeapSizer {
                 gc_secs: 0.0,
                 wall_at_end: None,
                 parallel_secs: None,
-                running: 1.0,
                 last: None,
             }),
         }
@@ -301,11 +299,7 @@ impl HeapSizer {
         let rate = |b: f64, t: f64| if t > 0.0 { b / t } else { 0.0 };
         let g = rate(st.alloc_bytes, st.alloc_secs);
         let speed = rate(st.gc_bytes, st.gc_secs);
-        let parallelism = st.parallel_secs.map_or(1.0, |(c, w)| rate(c, w));
-        let mutators = (parallelism + (1.0 - RUNNING_ROUND_UP))
-            .floor()
-            .clamp(1.0, self.cpus);
-        st.running = mutators;
+        let mutators = self.running_mutators(&st);
         let live = s.live_bytes;
         let kept = s.finalization_bytes.min(live);
         let target = self
@@ -319,6 +313,18 @@ impl HeapSizer {
         st.sweep_at_end = s.sweep_total;
         st.wall_at_end = Some(s.wall_at_end);
         self.decided(&mut st, live, allocated, target, allowance, g, speed)
+    }
+
+    /// The mutators counted as running between pauses (see "Running
+    /// mutators" in the module docs).
+    fn running_mutators(&self, st: &State) -> f64 {
+        let parallelism = match st.parallel_secs {
+            Some((cpu, wall)) if wall > 0.0 => cpu / wall,
+            _ => 1.0,
+        };
+        (parallelism + (1.0 - RUNNING_ROUND_UP))
+            .floor()
+            .clamp(1.0, self.cpus)
     }
 
     /// Records and returns a decision.
@@ -341,7 +347,7 @@ impl HeapSizer {
             allowance_bytes,
             allocation_rate,
             collection_speed,
-            running_mutators: st.running,
+            running_mutators: self.running_mutators(st),
         };
         st.last = Some(d);
         d
@@ -445,6 +451,12 @@ mod tests {
         crate::os::process_cpu_time()
     }
 
+    /// The wall clock's origin of the tests' samples.
+    fn wall_base() -> Instant {
+        static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        *BASE.get_or_init(Instant::now)
+    }
+
     /// A collection whose pause took `pause_ms` of CPU time from `at`.
     /// One mutator ran between the pauses: wall time passes as the CPU
     /// time does.
@@ -455,9 +467,7 @@ mod tests {
     /// As [`sample`], with `parallel` mutators' worth of CPU time running:
     /// wall time passes (and the pause) at `1 / parallel` of the CPU time.
     fn parallel_sample(live: u64, at: Duration, pause_ms: u64, parallel: f64) -> CollectionSample {
-        static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-        let base = *BASE.get_or_init(Instant::now);
-        let wall_at_start = base + at.div_f64(parallel);
+        let wall_at_start = wall_base() + at.div_f64(parallel);
         CollectionSample {
             live_bytes: live,
             finalization_bytes: 0,
@@ -598,9 +608,7 @@ mod tests {
         let h = HeapSizer::new(HeapPolicy::Adaptive { scale: 256 << 20 }, 1 << 20, 1 << 40)
             .with_headroom_max(2.0)
             .with_cpus(8);
-        static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-        let base = *BASE.get_or_init(Instant::now);
-        let (t0, w0) = (cpu(), base);
+        let (t0, w0) = (cpu(), wall_base());
         // Every 10 s of wall time: two mutators run 4 s (8 s of CPU), a
         // minor pause takes 5 s of wall time on 8 workers (40 s of CPU), a
         // full one 1 s on one.
