@@ -418,6 +418,7 @@ typedef uint32_t mosaic_compact_order;
  * | `free_max_ratio` | `MOSAIC_FREE_MAX` | 0.65 | above this free ratio a pool's budget shrinks and spare pages are decommitted (0 < min < goal < max < 1) |
  * | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
  * | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
+ * | `background_sweep` | `MOSAIC_BACKGROUND_SWEEP` | true | between pauses, while fewer mutators run than there are CPUs, a GC worker sweeps pages ahead of the allocating threads and clears their free slots (needs `gc_threads` other than 1) |
  * | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
  * | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection); the sweep fills freed small-object slots with `0xA5` bytes, so a missed root reads garbage at once |
  * | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
@@ -469,6 +470,7 @@ typedef struct mosaic_config {
   double free_max_ratio;
   double stable_ratio;
   bool lazy_sweep;
+  bool background_sweep;
   size_t sweep_step_pages;
   bool verify;
   uint64_t stress;

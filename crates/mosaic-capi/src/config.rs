@@ -72,6 +72,7 @@ pub const MOSAIC_MAX_CLASSES: usize = 64;
 /// | `free_max_ratio` | `MOSAIC_FREE_MAX` | 0.65 | above this free ratio a pool's budget shrinks and spare pages are decommitted (0 < min < goal < max < 1) |
 /// | `stable_ratio` | `MOSAIC_STABLE_RATIO` | 0.10 | a pool that handed out fewer than this fraction of its slots since the last collection is stable and may run full without growing (0 to 1) |
 /// | `lazy_sweep` | `MOSAIC_LAZY_SWEEP` | true | sweep pages on demand after a pause, in allocating threads (false: sweep everything inside the pause) |
+/// | `background_sweep` | `MOSAIC_BACKGROUND_SWEEP` | true | between pauses, while fewer mutators run than there are CPUs, a GC worker sweeps pages ahead of the allocating threads and clears their free slots (needs `gc_threads` other than 1) |
 /// | `sweep_step_pages` | `MOSAIC_SWEEP_STEP` | 4 | pages an allocation may sweep looking for space before taking a fresh page (at least 1) |
 /// | `verify` | `MOSAIC_VERIFY` | false | after each marking, walk the heap again and abort with a diagnostic on the first bad reference (roots and `mutator_roots` then run twice per collection); the sweep fills freed small-object slots with `0xA5` bytes, so a missed root reads garbage at once |
 /// | `stress` | `MOSAIC_STRESS` | 0 | collect every N allocations (0: off) |
@@ -124,6 +125,7 @@ pub struct mosaic_config {
     pub free_max_ratio: f64,
     pub stable_ratio: f64,
     pub lazy_sweep: bool,
+    pub background_sweep: bool,
     pub sweep_step_pages: usize,
     pub verify: bool,
     pub stress: u64,
@@ -221,6 +223,7 @@ impl From<&Config> for mosaic_config {
             free_max_ratio: c.free_max_ratio,
             stable_ratio: c.stable_ratio,
             lazy_sweep: c.lazy_sweep,
+            background_sweep: c.background_sweep,
             sweep_step_pages: c.sweep_step_pages,
             verify: c.verify,
             stress: c.stress,
@@ -330,6 +333,7 @@ impl mosaic_config {
             free_max_ratio: self.free_max_ratio,
             stable_ratio: self.stable_ratio,
             lazy_sweep: self.lazy_sweep,
+            background_sweep: self.background_sweep,
             sweep_step_pages: self.sweep_step_pages,
             verify: self.verify,
             generational: self.generational,

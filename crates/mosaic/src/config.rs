@@ -15,6 +15,7 @@
 //! | `free_max_ratio` | 0.65 | `MOSAIC_FREE_MAX` | above this free ratio a pool's budget shrinks and spare pages are decommitted |
 //! | `stable_ratio` | 0.10 | `MOSAIC_STABLE_RATIO` | a pool that handed out fewer than this fraction of its slots since the last collection is *stable* and may run full without growing |
 //! | `lazy_sweep` | true | `MOSAIC_LAZY_SWEEP` | sweep pages on demand after a pause (false: sweep everything inside the pause) |
+//! | `background_sweep` | true | `MOSAIC_BACKGROUND_SWEEP` | between pauses, while the heap counts fewer running mutators than CPUs, a GC worker sweeps unswept pages ahead of the mutators and clears their free slots (pages with objects that asked for cleanup are left to the mutators); needs a GC worker besides the collecting thread (`gc_threads` other than 1) |
 //! | `sweep_step_pages` | 4 | `MOSAIC_SWEEP_STEP` | pages an allocation may sweep looking for space before taking a fresh page (while the pool is under budget) |
 //! | `verify` | false | `MOSAIC_VERIFY` | check every reference after each marking; panic with a diagnostic on the first bad one; the sweep fills freed small-object slots with `0xA5` bytes (a missed root then reads garbage at once) |
 //! | `generational` | false | `MOSAIC_GENERATIONAL` | sticky-mark-bit generations: most collections are minor (mark from the roots, the remembered set and the objects allocated without `AllocFlags::BARRIERED`; sweep only pages allocated into since the last collection), full ones when the heap policy's target nears or a minor pays too little (`collect/generations.rs`). Safe without barriers: unbarriered objects are rescanned by every minor collection |
@@ -144,6 +145,7 @@ pub struct Config {
     pub free_max_ratio: f64,
     pub stable_ratio: f64,
     pub lazy_sweep: bool,
+    pub background_sweep: bool,
     pub sweep_step_pages: usize,
     pub verify: bool,
     pub generational: bool,
@@ -205,6 +207,7 @@ impl Default for Config {
             free_max_ratio: 0.65,
             stable_ratio: 0.10,
             lazy_sweep: true,
+            background_sweep: true,
             sweep_step_pages: 4,
             verify: false,
             generational: false,
@@ -318,6 +321,12 @@ impl Config {
             "a ratio to the live bytes, e.g. 3 (0: no cap)"
         );
         take!("MOSAIC_LAZY_SWEEP", self.lazy_sweep, parse_bool, "0 or 1");
+        take!(
+            "MOSAIC_BACKGROUND_SWEEP",
+            self.background_sweep,
+            parse_bool,
+            "0 or 1"
+        );
         take!(
             "MOSAIC_SWEEP_STEP",
             self.sweep_step_pages,
@@ -540,6 +549,7 @@ const KNOWN_VARIABLES: &[&str] = &[
     "MOSAIC_FREE_MAX",
     "MOSAIC_STABLE_RATIO",
     "MOSAIC_LAZY_SWEEP",
+    "MOSAIC_BACKGROUND_SWEEP",
     "MOSAIC_SWEEP_STEP",
     "MOSAIC_VERIFY",
     "MOSAIC_GENERATIONAL",

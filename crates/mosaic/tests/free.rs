@@ -160,7 +160,11 @@ fn objects_the_collector_still_needs_wait_for_the_next_collection() {
 
 #[test]
 fn an_object_on_a_page_not_yet_swept_is_freed_by_the_sweep() {
-    let heap = heap(small_config());
+    // (The page must stay unswept until the free: no background sweeping.)
+    let heap = heap(Config {
+        background_sweep: false,
+        ..small_config()
+    });
     let mut m = heap.mutator().unwrap();
     let old = new_pair(&mut m, 1, None, None).unwrap();
     let keep = new_pair(&mut m, 2, None, None).unwrap();

@@ -753,6 +753,14 @@ proptest! {
         run(Config { verify: true, gc_threads: 2, parallel_min_live: 1 << 30, parallel_help_us: 0, ..small_config() }, &ops);
     }
 
+    /// Background sweeping that also clears (verify mode keeps its
+    /// poison instead): a second worker sweeps and clears pages between
+    /// the ops' pauses, and every allocation checks it reads as zeroes.
+    #[test]
+    fn background_sweeping(ops in prop::collection::vec(op(), 1..700)) {
+        run(Config { gc_threads: 2, ..small_config() }, &ops);
+    }
+
     #[test]
     fn eager_sweeping(ops in prop::collection::vec(op(), 1..700)) {
         run(Config { lazy_sweep: false, ..small_config() }, &ops);

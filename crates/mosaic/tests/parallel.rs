@@ -143,6 +143,9 @@ fn the_release_phase_gives_back_exactly_the_empty_pages() {
             let heap = heap(Config {
                 heap_policy: HeapPolicy::Fixed,
                 page_resource: store,
+                // (The unswept pages are counted: none swept in the
+                // background.)
+                background_sweep: false,
                 ..config(workers)
             });
             let mut m = heap.mutator().unwrap();

@@ -229,7 +229,11 @@ fn a_panic_in_on_free_of_a_large_object_frees_every_dead_large_object() {
 // Item 4: an object that is dead but not yet swept is not an object.
 #[test]
 fn rooting_a_dead_object_on_an_unswept_page_is_refused() {
-    let heap = heap(small_config());
+    // (The page must stay unswept: no background sweeping.)
+    let heap = heap(Config {
+        background_sweep: false,
+        ..small_config()
+    });
     let mut m = heap.mutator().unwrap();
     let keep = new_pair(&mut m, 1, None, None).unwrap();
     let _r = m.root(keep).unwrap();

@@ -66,9 +66,21 @@ unsafe impl Send for SignalSlot {}
 
 impl<E: Embedder> Drop for HeapInner<E> {
     fn drop(&mut self) {
+        // First: the background job reads this heap through a raw pointer.
+        self.core.workers.clear_background();
         self.stop_finalizer_thread();
     }
 }
+
+/// The heap, as background sweeping's job reaches it.
+struct InnerPtr<E: Embedder>(*const HeapInner<E>);
+
+// SAFETY: a `HeapInner` is shared between threads anyway (`Arc`, `Sync`
+// parts); the pointer is only dereferenced while the heap lives (see
+// `Heap::new`).
+unsafe impl<E: Embedder> Send for InnerPtr<E> {}
+// SAFETY: as for `Send`: only `&HeapInner` is made from it.
+unsafe impl<E: Embedder> Sync for InnerPtr<E> {}
 
 impl<E: Embedder> Clone for Heap<E> {
     fn clone(&self) -> Self {
@@ -112,17 +124,33 @@ impl<E: Embedder> Heap<E> {
     /// (no memory is committed until used).
     pub fn new(config: Config, embedder: E) -> Result<Self, Error> {
         let world = World::new(config.stall_warning());
-        Ok(Heap {
-            inner: Arc::new(HeapInner {
-                core: HeapCore::new(config, embedder)?,
-                world,
-                root_tables: Mutex::new(Vec::new()),
-                notifier: Mutex::new(None),
-                finalizer_thread: Mutex::new(None),
-                signal_slots: Mutex::new(Vec::new()),
-                collection_gate: parking_lot::RwLock::new(None),
-            }),
-        })
+        let inner = Arc::new(HeapInner {
+            core: HeapCore::new(config, embedder)?,
+            world,
+            root_tables: Mutex::new(Vec::new()),
+            notifier: Mutex::new(None),
+            finalizer_thread: Mutex::new(None),
+            signal_slots: Mutex::new(Vec::new()),
+            collection_gate: parking_lot::RwLock::new(None),
+        });
+        if inner.core.config.background_sweep {
+            let heap = InnerPtr(Arc::as_ptr(&inner));
+            inner
+                .core
+                .workers
+                .set_background(Arc::new(move |stop: &dyn Fn() -> bool| {
+                    let heap = &heap;
+                    // SAFETY: the job runs only between `set_background`
+                    // here and `clear_background` in `HeapInner::drop`,
+                    // which returns once no thread runs it: the heap lives
+                    // (in its `Arc`, at this address) all that time.
+                    let inner = unsafe { &*heap.0 };
+                    inner
+                        .core
+                        .sweep_in_background(&|| inner.world.requested(), stop);
+                }));
+        }
+        Ok(Heap { inner })
     }
 
     /// Installs (or removes) a gate asked, on the allocating thread, each

@@ -130,6 +130,7 @@ impl<E: Embedder> Mutator<E> {
             core.sizer.add(self.local.flush(&core.table, &core.pools));
             self.link.roots.record_stack();
             if heap.world.stop(self.link.id) {
+                core.quiesce_background();
                 heap.flush_signal_parked();
                 return;
             }

@@ -334,10 +334,12 @@ impl<E: Embedder> Mutator<E> {
         let mut out = None;
         self.link.roots.record_stack();
         if heap.world.stop(self.link.id) {
+            core.quiesce_background();
             // Declared before the resume guard, so dropped after it: what
             // the pause left to decommit goes back to the OS once the
             // world runs again, on this thread (the others run meanwhile),
-            // on every way out of the pause, a panic's included.
+            // on every way out of the pause, a panic's included; then
+            // background sweeping starts.
             let _trim = TrimWhenResumed(core);
             heap.flush_signal_parked();
             core.span("stop", stop_start, None);
@@ -386,12 +388,13 @@ fn heap_allows_collection<E: Embedder>(heap: &super::HeapInner<E>) -> bool {
     heap.collection_gate.read().as_ref().map_or(true, |g| g())
 }
 
-/// Decommits what the pause left (`HeapCore::trim_after_pause`) when
-/// dropped.
+/// Decommits what the pause left (`HeapCore::trim_after_pause`), then
+/// starts background sweeping, when dropped.
 struct TrimWhenResumed<'a, E: Embedder>(&'a HeapCore<E>);
 
 impl<E: Embedder> Drop for TrimWhenResumed<'_, E> {
     fn drop(&mut self) {
         self.0.trim_after_pause();
+        self.0.kick_background_sweep();
     }
 }

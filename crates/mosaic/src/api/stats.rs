@@ -36,6 +36,11 @@ pub struct Stats {
     pub rescanned_objects: u64,
     /// Every lazy sweep step an allocation took.
     pub sweep_steps: Distribution,
+    /// Pages background sweeping swept or cleared between pauses
+    /// (`Config::background_sweep`).
+    pub background_pages: u64,
+    /// Bytes background sweeping cleared ahead of the allocator.
+    pub background_cleared_bytes: u64,
     /// Of each pause, the time from the stop request until every mutator
     /// had reached a safepoint (included in `pauses`).
     pub time_to_safepoint: Distribution,
@@ -211,6 +216,8 @@ impl Stats {
             remembered_objects: g.remembered.load(Relaxed),
             rescanned_objects: g.rescanned.load(Relaxed),
             sweep_steps: GcCounters::distribution(&c.sweep_steps),
+            background_pages: c.background_pages.load(Relaxed),
+            background_cleared_bytes: c.background_zeroed.load(Relaxed),
             time_to_safepoint: GcCounters::distribution(&c.safepoints),
             release_phases: GcCounters::distribution(&c.releases),
             last_released_pages: c.last_released_pages.load(Relaxed),

@@ -11,8 +11,13 @@ pub struct GcCounters {
     pub collections: AtomicU64,
     pub mark_ns: AtomicU64,
     pub sweep_ns: AtomicU64,
-    /// Sweeping done in allocation slow paths (outside pauses).
+    /// Sweeping done in allocation slow paths (outside pauses), and by
+    /// background sweeping.
     pub lazy_sweep_ns: AtomicU64,
+    /// Pages background sweeping swept (`background.rs`).
+    pub background_pages: AtomicU64,
+    /// Bytes background sweeping cleared ahead of the allocator.
+    pub background_zeroed: AtomicU64,
     pub last_marked: AtomicU64,
     pub last_marked_bytes: AtomicU64,
     /// Empty pages the last release phase gave back.
@@ -152,6 +157,8 @@ impl Default for GcCounters {
             mark_ns: AtomicU64::new(0),
             sweep_ns: AtomicU64::new(0),
             lazy_sweep_ns: AtomicU64::new(0),
+            background_pages: AtomicU64::new(0),
+            background_zeroed: AtomicU64::new(0),
             last_marked: AtomicU64::new(0),
             last_marked_bytes: AtomicU64::new(0),
             last_released_pages: AtomicU64::new(0),
@@ -208,6 +215,15 @@ impl GcCounters {
         self.add_sweep(d);
         self.lazy_sweep_ns.fetch_add(nanos(d), Relaxed);
         self.sweep_steps.lock().saturating_record(nanos(d).max(1));
+    }
+
+    /// A stretch of background sweeping: `pages` swept, `zeroed` bytes
+    /// cleared, in `d` (sweeping time, as a lazy sweep's).
+    pub fn record_background_sweep(&self, d: Duration, pages: u64, zeroed: u64) {
+        self.add_sweep(d);
+        self.lazy_sweep_ns.fetch_add(nanos(d), Relaxed);
+        self.background_pages.fetch_add(pages, Relaxed);
+        self.background_zeroed.fetch_add(zeroed, Relaxed);
     }
 
     pub fn record_safepoint(&self, d: Duration) {

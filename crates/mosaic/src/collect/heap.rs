@@ -78,7 +78,9 @@ pub struct HeapCore<E: Embedder> {
     /// took off a pool's unswept list, and empty pages in its release
     /// buffer, that no other thread can see until it returns: an exhausted
     /// allocation waits for it before calling the heap full.
-    sweepers: AtomicUsize,
+    pub(super) sweepers: AtomicUsize,
+    /// Background sweeping's pages in flight (`background.rs`).
+    pub(super) background: super::background::BackgroundSweep,
     /// Pages in use when the last pause began (the cycle's peak) per byte
     /// of that cycle's target, in 1/1024ths (at least 1024): how much
     /// room in pages a target's bytes take (`trim_step`).
@@ -193,6 +195,7 @@ impl<E: Embedder> HeapCore<E> {
             events: Events::default(),
             sweep_cursor: AtomicUsize::new(0),
             sweepers: AtomicUsize::new(0),
+            background: Default::default(),
             page_ratio: AtomicUsize::new(1024),
             commit_level: AtomicUsize::new(0),
             mark_work_ns: [AtomicU64::new(0), AtomicU64::new(0)],
@@ -383,6 +386,8 @@ impl<E: Embedder> HeapCore<E> {
 
     fn finish_sweeping_as(&self, step: bool) -> PanicSlot {
         if !self.pools.iter().any(|p| p.has_unswept()) {
+            // (A page background sweeping took is swept when it returns.)
+            self.wait_for_background_page();
             return PanicSlot::default();
         }
         let t = Instant::now();
@@ -392,6 +397,7 @@ impl<E: Embedder> HeapCore<E> {
             }
         });
         let _ = self.trim_step(usize::MAX);
+        self.wait_for_background_page();
         if step {
             self.counters.record_sweep_step(t.elapsed());
         } else {
@@ -702,10 +708,10 @@ impl<E: Embedder> Drop for HeapCore<E> {
 
 /// Counts a thread inside [`HeapCore::with_sweeper`] until it has flushed
 /// its release buffer (or unwound).
-struct SweeperGuard<'a>(&'a AtomicUsize);
+pub(super) struct SweeperGuard<'a>(&'a AtomicUsize);
 
 impl<'a> SweeperGuard<'a> {
-    fn enter(n: &'a AtomicUsize) -> Self {
+    pub(super) fn enter(n: &'a AtomicUsize) -> Self {
         n.fetch_add(1, AcqRel);
         SweeperGuard(n)
     }

@@ -315,6 +315,12 @@ impl HeapSizer {
         self.decided(&mut st, live, allocated, target, allowance, g, speed)
     }
 
+    /// Whether the mutators counted as running between pauses leave a CPU
+    /// idle (background sweeping may use it; `background.rs`).
+    pub fn leaves_a_cpu_idle(&self) -> bool {
+        self.running_mutators(&self.state.lock()) < self.cpus
+    }
+
     /// The mutators counted as running between pauses (see "Running
     /// mutators" in the module docs).
     fn running_mutators(&self, st: &State) -> f64 {

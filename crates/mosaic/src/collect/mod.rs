@@ -4,6 +4,7 @@
 //! | file | what lives there |
 //! |---|---|
 //! | `heap.rs` | [`HeapCore`]: the heap's state below the API (config, pools, large space, page resource and table, counters, weak/ephemeron/finalizer tables, events, heap sizer, workers, timeline, pins) and the helpers allocation and the pause share: large allocation, a small object's flags, sweeping, trimming |
+//! | `background.rs` | background sweeping: a GC worker sweeps and clears pages ahead of the mutators between pauses, on an idle CPU |
 //! | `cycle.rs` | one collection, top to bottom: [`run_collection`] calls each phase in the order of DESIGN.md |
 //! | `root_scan.rs` | the strong roots of a collection, in tasks for the GC workers |
 //! | `closure.rs` | the marking of one collection: strong closure, then the weak phases (ephemerons, short weak, finalizer choice, long weak) |
@@ -41,6 +42,7 @@
 //! now) → the heap policy sets the next target. Mutators then sweep lazily
 //! as they allocate.
 
+mod background;
 mod callbacks;
 mod closure;
 mod compact;

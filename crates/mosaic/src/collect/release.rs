@@ -105,6 +105,7 @@ pub fn release_phase<E: Embedder>(core: &HeapCore<E>, panics: &mut PanicSlot) ->
                 t.freed += d.alloc.count_first(d.bitmap_words());
                 d.clear_bitmaps();
                 d.finish_sweep_publish();
+                d.set_zeroed(false);
                 d.set_kind(PageKind::Free);
                 buffer.release(&core.resource, p);
             }

@@ -14,6 +14,10 @@ use super::growth::{decide, CycleSample, Decision, GrowthPolicy};
 use super::sweep::{sweep_page, SweepResult};
 use crate::space::{PageKind, PageResource, PageTable, ReleaseBuffer, PAGE_SIZE};
 
+/// How far from the end of a pool's unswept list background sweeping
+/// looks for a page without cleanup work.
+const AHEAD_WINDOW: usize = 16;
+
 /// One size pool.
 pub struct SizePool {
     pub index: usize,
@@ -187,19 +191,73 @@ impl SizePool {
         self.unswept_len.store(st.unswept.len(), Relaxed);
         drop(st);
         let r = self.sweep_one(cx, p as usize);
+        self.file_swept(cx, p, r, false);
+        true
+    }
+
+    /// Background sweeping (`collect/background.rs`): sweeps one of the
+    /// last [`AHEAD_WINDOW`] unswept pages that holds no object asking for
+    /// cleanup (so no `on_free` runs: those pages are left to the
+    /// mutators), and with `zero` clears its free slots — the whole page
+    /// if none is left live — when it held pointer objects, so that the
+    /// allocator hands them out without clearing them (`PageDesc::zeroed`).
+    /// Returns the bytes cleared, or `None` if no such page was found.
+    pub fn sweep_ahead(&self, cx: &mut SweepCtx<'_>, zero: bool) -> Option<usize> {
+        if !self.has_unswept() {
+            return None;
+        }
+        let mut st = self.state.lock();
+        let n = st.unswept.len();
+        let i = (n.saturating_sub(AHEAD_WINDOW)..n)
+            .rev()
+            .find(|&i| !cx.table.desc(st.unswept[i] as usize).has_cleanup())?;
+        let p = st.unswept.swap_remove(i);
+        self.unswept_len.store(st.unswept.len(), Relaxed);
+        drop(st);
+        // (No cleanup bit can be set on a dead slot now: a slot gets one
+        // only while its object is live, and `has_cleanup` was clear after
+        // the pause that found this page's dead.)
+        let d = cx.table.desc(p as usize);
+        let pointers = zero && d.holds_pointer_objects();
+        let r = self.sweep_one(cx, p as usize);
+        let mut zeroed = 0;
+        if pointers && r.live < r.slots && !d.zeroed() {
+            let base = cx.table.page_addr(p as usize);
+            if r.live == 0 {
+                // Empty: it may serve another size class next.
+                cx.table.zero(base, PAGE_SIZE);
+                zeroed = PAGE_SIZE;
+            } else {
+                let (n, size) = (d.slot_count(), d.slot_size());
+                let mut from = 0;
+                while let Some(first) = d.alloc.find(from, n, false) {
+                    let end = d.alloc.find(first, n, true).unwrap_or(n);
+                    cx.table.zero(base + first * size, (end - first) * size);
+                    zeroed += (end - first) * size;
+                    from = end;
+                }
+            }
+            d.set_zeroed(true);
+        }
+        self.file_swept(cx, p, r, zeroed == PAGE_SIZE);
+        Some(zeroed)
+    }
+
+    /// Files a page its caller swept: released when empty (kept known
+    /// zeroed only if `zeroed`), else kept, and available if it has room.
+    fn file_swept(&self, cx: &mut SweepCtx<'_>, p: u32, r: SweepResult, zeroed: bool) {
         let mut st = self.state.lock();
         let finished = self.record_sweep(&mut st, cx, r);
         cx.finished_cycle |= finished;
         if r.live == 0 {
             drop(st);
-            self.release_page(cx, p as usize);
+            self.release_page(cx, p as usize, zeroed);
         } else {
             st.pages.push(p);
             if r.live < r.slots {
                 st.available.push(p);
             }
         }
-        true
     }
 
     /// Sweeps every remaining unswept page.
@@ -218,8 +276,11 @@ impl SizePool {
         )
     }
 
-    fn release_page(&self, cx: &mut SweepCtx<'_>, page: usize) {
+    /// Gives an empty page to the page resource, which hands it out again
+    /// as known zeroed only if `zeroed` says so.
+    fn release_page(&self, cx: &mut SweepCtx<'_>, page: usize, zeroed: bool) {
         let d = cx.table.desc(page);
+        d.set_zeroed(zeroed);
         d.clear_bitmaps();
         d.set_kind(PageKind::Free);
         self.state.lock().c.pages_released += 1;

@@ -36,6 +36,14 @@
 //! a CPU a resuming mutator wants. Lingering changes only timing: a thread
 //! that gives up sleeps on the same generation check as before.
 //!
+//! Outside pauses the pool's first thread may run one *background job*
+//! ([`Workers::set_background`], started by [`Workers::kick_background`]):
+//! the collector's sweeping ahead of the mutators on a CPU they leave idle.
+//! The job is handed a `stop` question that turns true as soon as a phase
+//! is published or the job is withdrawn, and must return soon after (it
+//! asks between pages); the thread then takes the phase as usual.
+//! [`Workers::clear_background`] returns only once no thread runs the job.
+//!
 //! Invariant: a job pointer handed to the pool is used only between the
 //! `generation` bump that publishes it and the moment `running` falls back
 //! to zero, and `run` does not return (nor unwind) before that moment —
@@ -61,6 +69,10 @@ type Job = dyn Fn(usize) + Sync;
 /// Runs a pool thread's share of a phase: it must call the function it is
 /// given, once.
 pub type Around = fn(&dyn Fn());
+
+/// The background job: called with a `stop` question it asks between
+/// pieces of work, returning once it has none left or `stop()` is true.
+pub type Background = dyn Fn(&dyn Fn() -> bool) + Send + Sync;
 
 /// How long a pool thread spins for the next phase after a job, and the
 /// caller of [`Workers::run`] for the pool's threads to finish, before
@@ -96,6 +108,15 @@ struct Shared {
     /// The CPU the caller of `run` was on when it published the phase
     /// (`usize::MAX`: unknown).
     caller_cpu: AtomicUsize,
+    /// The background job, if any ([`Workers::set_background`]).
+    background: Mutex<Option<Arc<Background>>>,
+    /// Asked for by [`Workers::kick_background`], not yet started.
+    bg_kicked: AtomicBool,
+    /// Set while the first pool thread runs the background job (set under
+    /// the `background` lock, so [`Workers::clear_background`] sees it).
+    bg_running: AtomicBool,
+    /// Withdrawing the job: a running one stops at its next question.
+    bg_cancel: AtomicBool,
 }
 
 struct State {
@@ -141,6 +162,10 @@ impl Workers {
             left: AtomicUsize::new(0),
             in_pause: AtomicBool::new(false),
             caller_cpu: AtomicUsize::new(usize::MAX),
+            background: Mutex::new(None),
+            bg_kicked: AtomicBool::new(false),
+            bg_running: AtomicBool::new(false),
+            bg_cancel: AtomicBool::new(false),
         });
         let mut workers = Workers {
             shared,
@@ -248,6 +273,47 @@ impl Workers {
 }
 
 impl Workers {
+    /// Installs the background job (replacing any; see the module docs).
+    /// A pool of one worker never runs it.
+    pub fn set_background(&self, job: Arc<Background>) {
+        self.shared.bg_cancel.store(false, Release);
+        *self.shared.background.lock() = Some(job);
+    }
+
+    /// Withdraws the background job and returns once no thread runs it:
+    /// after this, nothing it borrows is used again.
+    pub fn clear_background(&self) {
+        self.shared.bg_cancel.store(true, Release);
+        self.shared.background.lock().take();
+        let mut spins = 0u32;
+        while self.shared.bg_running.load(Acquire) {
+            spins = spins.wrapping_add(1);
+            if spins % 64 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// Asks the first pool thread to run the background job once it has
+    /// no phase to run (waking it if it sleeps). Does nothing without a job
+    /// or a pool thread (one worker, or a child after `fork`).
+    pub fn kick_background(&self) {
+        if self.count < 2 || self.forked.load(Relaxed) || self.shared.background.lock().is_none() {
+            return;
+        }
+        let cpu = crate::os::current_cpu().unwrap_or(usize::MAX);
+        self.shared.caller_cpu.store(cpu, Relaxed);
+        self.shared.bg_kicked.store(true, Release);
+        // Under the lock: a thread that looked at `bg_kicked` before it was
+        // set is asleep on `wake` by now, and gets the notification.
+        let st = self.shared.state.lock();
+        if st.sleeping > 0 {
+            self.shared.wake.notify_all();
+        }
+    }
+
     /// The pause's last phase has run: lingering pool threads sleep now
     /// instead of spinning out [`LINGER`] on a CPU the world is about to
     /// want back.
@@ -260,11 +326,15 @@ impl Workers {
     /// (which do not exist here) are never woken or joined.
     pub fn after_fork_child(&self) {
         self.forked.store(true, Relaxed);
+        // The thread that ran the background job, if one did, is not here.
+        self.shared.bg_running.store(false, Release);
+        self.shared.bg_kicked.store(false, Relaxed);
     }
 }
 
 impl Drop for Workers {
     fn drop(&mut self) {
+        self.clear_background();
         if self.forked.load(Relaxed) {
             // Their handles name threads of the parent process.
             std::mem::forget(std::mem::take(&mut self.threads));
@@ -295,9 +365,13 @@ fn worker_loop(shared: &Shared, index: usize) {
                 drop(st);
                 linger(|| shared.published.load(Acquire) != seen || !shared.in_pause.load(Relaxed));
                 st = shared.state.lock();
-                if st.generation == seen && !st.shutdown {
+                if st.generation == seen && !st.shutdown && !background_due(shared, index) {
                     sleep(shared, &mut st);
                 }
+            } else if index == 1 && background_due(shared, index) {
+                drop(st);
+                run_background(shared, seen);
+                st = shared.state.lock();
             } else {
                 sleep(shared, &mut st);
             }
@@ -335,6 +409,40 @@ fn worker_loop(shared: &Shared, index: usize) {
             shared.done.notify_one();
         }
     }
+}
+
+/// Whether the background job was asked for and this thread (the first
+/// pool thread) should run it.
+fn background_due(shared: &Shared, index: usize) -> bool {
+    index == 1 && shared.bg_kicked.load(Acquire) && !shared.in_pause.load(Relaxed)
+}
+
+/// Runs the background job once, if it is still installed, until it
+/// returns; `seen` is the last phase this thread ran (a newer one stops
+/// the job).
+fn run_background(shared: &Shared, seen: u64) {
+    shared.bg_kicked.store(false, Relaxed);
+    let job = {
+        let slot = shared.background.lock();
+        let Some(job) = slot.clone() else {
+            return;
+        };
+        shared.bg_running.store(true, Relaxed);
+        job
+    };
+    // Not on the CPU of the thread that asked (a mutator about to run on).
+    let caller = shared.caller_cpu.load(Relaxed);
+    let off = if crate::os::current_cpu() == Some(caller) {
+        crate::os::step_off_cpu(caller)
+    } else {
+        None
+    };
+    let stop = || shared.published.load(Acquire) != seen || shared.bg_cancel.load(Acquire);
+    // A panic is the job's own bug: it ends this run, never the pool.
+    let _ = catch_unwind(AssertUnwindSafe(|| job(&stop)));
+    drop(off);
+    drop(job);
+    shared.bg_running.store(false, Release);
 }
 
 /// Sleeps on `wake`, counted in `sleeping` (so that `run` knows whether
@@ -470,6 +578,58 @@ mod tests {
             n.fetch_add(1, Relaxed);
         });
         assert_eq!(n.load(Relaxed), 3);
+    }
+
+    #[test]
+    fn the_background_job_runs_when_kicked_yields_to_a_phase_and_is_withdrawn() {
+        let w = Workers::new(2, |f| f()).unwrap();
+        let runs = Arc::new(AtomicUsize::new(0));
+        let stopped = Arc::new(AtomicUsize::new(0));
+        let (r, st) = (runs.clone(), stopped.clone());
+        // The job works until asked to stop: only a phase (or withdrawal)
+        // ends it.
+        w.set_background(Arc::new(move |stop: &dyn Fn() -> bool| {
+            r.fetch_add(1, Relaxed);
+            let t = Instant::now();
+            while !stop() {
+                assert!(
+                    t.elapsed() < Duration::from_secs(30),
+                    "stop never turned true"
+                );
+                std::hint::spin_loop();
+            }
+            st.fetch_add(1, Relaxed);
+        }));
+        let wait_for = |what: &AtomicUsize, n: usize| {
+            let t = Instant::now();
+            while what.load(Relaxed) < n {
+                assert!(t.elapsed() < Duration::from_secs(30), "the job did not run");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
+        w.kick_background();
+        wait_for(&runs, 1);
+        // A phase stops the job; every worker still runs the phase once.
+        let hits = AtomicUsize::new(0);
+        w.run(&|_| {
+            hits.fetch_add(1, Relaxed);
+        });
+        assert_eq!(hits.load(Relaxed), 2);
+        assert_eq!(
+            stopped.load(Relaxed),
+            1,
+            "the job returned before the phase ran"
+        );
+        w.rest();
+        // Kicked again, it runs again; withdrawn, it stops and is gone.
+        w.kick_background();
+        wait_for(&runs, 2);
+        w.clear_background();
+        assert_eq!(stopped.load(Relaxed), 2);
+        assert!(!w.shared.bg_running.load(Relaxed));
+        w.kick_background();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(runs.load(Relaxed), 2, "a withdrawn job never runs");
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //!   [`PageResourceKind::Mutex`] replaces the queue by a mutex-protected free list
 //!   taken once per page released (MMTk's `FreeListPageResource`, the
 //!   baseline of seed 004's experiment; `MOSAIC_PAGE_RESOURCE=mutex`);
+//! - a lock-free queue of dirty pages that background sweeping has
+//!   **cleared** (`collect/background.rs`), taken first: the allocator
+//!   then need not clear them. They count among the dirty pages
+//!   ([`PageResource::dirty_pages`]); trimming decommits them last;
 //! - a mutex-protected, coalescing set of **clean** spans (decommitted or
 //!   never used, so reading zeroes), which also holds the never-used end of
 //!   the reservation. Large objects take contiguous runs from it.
@@ -21,8 +25,9 @@
 //! find a contiguous span when small-object pages are scattered over the
 //! range (the same reason the Boehm collector's heap is discontiguous).
 //!
-//! Invariants: a page is in at most one of the two stores, and only when its
-//! descriptor kind is `Free`; every page in the span set is decommitted;
+//! Invariants: a page is in at most one of the stores, and only when its
+//! descriptor kind is `Free`; every page in the cleared queue reads as
+//! zeroes and has its descriptor's `zeroed` flag set; every page in the span set is decommitted;
 //! a request is granted only if `in_use` stays within `max_pages`;
 //! `committed` counts the pages touched since their last decommit (in use
 //! or queued), and committing never takes it past `max_pages` either:
@@ -51,7 +56,9 @@ use super::page_table::PageTable;
 /// Free pages of the heap.
 pub struct PageResource {
     dirty: Dirty,
+    /// Pages in `dirty` and `cleared`.
     dirty_len: AtomicUsize,
+    cleared: SegQueue<u32>,
     clean: Mutex<BTreeMap<usize, usize>>,
     committed: AtomicUsize,
     /// Free pages decommitted so far (large objects' spans not counted).
@@ -176,6 +183,7 @@ impl PageResource {
                 PageResourceKind::Mutex => Dirty::Mutex(Mutex::new(Vec::new())),
             },
             dirty_len: AtomicUsize::new(0),
+            cleared: SegQueue::new(),
             clean: Mutex::new(clean),
             committed: AtomicUsize::new(0),
             trimmed: AtomicUsize::new(0),
@@ -203,11 +211,11 @@ impl PageResource {
         if !self.reserve(1) {
             return None;
         }
-        if let Some(p) = self.dirty.pop() {
+        if let Some(p) = self.cleared.pop().or_else(|| self.dirty.pop()) {
             self.dirty_len.fetch_sub(1, Relaxed);
-            let d = table.desc(p as usize);
-            debug_assert_eq!(d.kind(), PageKind::Free);
-            d.set_zeroed(false);
+            // (Its `zeroed` flag is what the releaser said: set only by
+            // background sweeping, which cleared the page before.)
+            debug_assert_eq!(table.desc(p as usize).kind(), PageKind::Free);
             return Some(p as usize);
         }
         let got = self.take_span(table, 1);
@@ -264,6 +272,23 @@ impl PageResource {
         Some(first)
     }
 
+    /// Takes a queued dirty page (not a cleared one) for the caller to
+    /// clear and hand back with [`PageResource::put_cleared`]. Meanwhile
+    /// it is in no store and counts as committed, not in use.
+    pub fn take_dirty_to_clear(&self) -> Option<usize> {
+        let p = self.dirty.pop()?;
+        self.dirty_len.fetch_sub(1, Relaxed);
+        Some(p as usize)
+    }
+
+    /// Queues a page taken with [`PageResource::take_dirty_to_clear`],
+    /// now all zeroes, with its `zeroed` flag set.
+    pub fn put_cleared(&self, table: &PageTable, page: usize) {
+        debug_assert!(table.desc(page).zeroed() && table.desc(page).kind() == PageKind::Free);
+        self.cleared.push(page as u32);
+        self.dirty_len.fetch_add(1, Relaxed);
+    }
+
     /// Returns `n` pages starting at `first` (kinds already `Free`) straight
     /// to the clean set, decommitting them.
     pub fn release_span_clean(&self, table: &PageTable, first: usize, n: usize) {
@@ -294,7 +319,9 @@ impl PageResource {
     ) -> usize {
         let mut pages = Vec::new();
         while self.dirty_len.load(Relaxed) > keep && pages.len() < max {
-            let Some(p) = self.dirty.pop() else { break };
+            let Some(p) = self.dirty.pop().or_else(|| self.cleared.pop()) else {
+                break;
+            };
             self.dirty_len.fetch_sub(1, Relaxed);
             pages.push(p as usize);
         }
@@ -443,12 +470,22 @@ mod tests {
         assert_eq!((a, b), (0, 1));
         assert_eq!(r.committed_pages(), 2);
         let mut buf = ReleaseBuffer::default();
+        // (Releasers say whether the page is cleared: this one is not.)
+        t.desc(a).set_zeroed(false);
         buf.release(&r, a);
         buf.flush(&r);
         assert_eq!(r.dirty_pages(), 1);
-        // A dirty page is reused first.
+        // A dirty page is reused first, as its releaser left it.
         assert_eq!(r.acquire_page(&t), Some(0));
         assert!(!t.desc(0).zeroed());
+        t.desc(0).set_zeroed(true);
+        buf.release(&r, 0);
+        buf.flush(&r);
+        assert_eq!(r.acquire_page(&t), Some(0));
+        assert!(
+            t.desc(0).zeroed(),
+            "a page released cleared stays known cleared"
+        );
         buf.release(&r, 0);
         buf.release(&r, 1);
         buf.flush(&r);
