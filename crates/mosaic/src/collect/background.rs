@@ -18,10 +18,10 @@
 //!
 //! Invariants:
 //! - **No page is held across a pause.** The job counts itself in
-//!   `in_flight` before it takes a page and looks at the world's stop
-//!   request after (both sequentially consistent); whoever stops the world
-//!   calls [`HeapCore::quiesce_background`], which waits for `in_flight`
-//!   to fall to zero. So a page is swept and filed (its released pages
+//!   `HeapCore::background_in_flight` before it takes a page and looks
+//!   at the world's stop request after (both sequentially consistent);
+//!   whoever stops the world calls [`HeapCore::quiesce_background`],
+//!   which waits for the count to fall to zero. So a page is swept and filed (its released pages
 //!   flushed to the page resource) either wholly before the pause looks at
 //!   the pools, or not taken at all. The job then returns and is kicked
 //!   again after the pause.
@@ -33,7 +33,7 @@
 //!   fresh from the OS. Verify mode does not clear (its sweep's poison
 //!   must stay visible).
 
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::atomic::{fence, Ordering};
 use std::time::Instant;
 
 use super::callbacks::{in_callback, PanicSlot};
@@ -42,12 +42,6 @@ use crate::embedder::Embedder;
 use crate::object::ObjRef;
 use crate::pool::SweepCtx;
 use crate::space::{ReleaseBuffer, PAGE_SIZE};
-
-/// Background sweeping's state: the pages it holds now (0 or 1).
-#[derive(Default)]
-pub struct BackgroundSweep {
-    in_flight: AtomicUsize,
-}
 
 impl<E: Embedder> HeapCore<E> {
     /// The background job: sweeps ahead until no pool has an unswept page
@@ -78,7 +72,7 @@ impl<E: Embedder> HeapCore<E> {
         let n = self.pools.len();
         let (mut k, mut empty_pools) = (0, 0);
         let (mut pages, mut zeroed) = (0u64, 0u64);
-        let flight = &self.background.in_flight;
+        let flight = &self.background_in_flight;
         while empty_pools < n && !stop() {
             flight.fetch_add(1, Ordering::SeqCst);
             fence(Ordering::SeqCst);
@@ -143,7 +137,7 @@ impl<E: Embedder> HeapCore<E> {
     /// and filed (with the world running it may take another one after).
     pub fn wait_for_background_page(&self) {
         let mut spins = 0u32;
-        while self.background.in_flight.load(Ordering::Acquire) != 0 {
+        while self.background_in_flight.load(Ordering::Acquire) != 0 {
             spins = spins.wrapping_add(1);
             if spins % 64 == 0 {
                 std::thread::yield_now();

@@ -79,8 +79,8 @@ pub struct HeapCore<E: Embedder> {
     /// buffer, that no other thread can see until it returns: an exhausted
     /// allocation waits for it before calling the heap full.
     pub(super) sweepers: AtomicUsize,
-    /// Background sweeping's pages in flight (`background.rs`).
-    pub(super) background: super::background::BackgroundSweep,
+    /// Pages background sweeping holds now, 0 or 1 (`background.rs`).
+    pub(super) background_in_flight: AtomicUsize,
     /// Pages in use when the last pause began (the cycle's peak) per byte
     /// of that cycle's target, in 1/1024ths (at least 1024): how much
     /// room in pages a target's bytes take (`trim_step`).
@@ -195,7 +195,7 @@ impl<E: Embedder> HeapCore<E> {
             events: Events::default(),
             sweep_cursor: AtomicUsize::new(0),
             sweepers: AtomicUsize::new(0),
-            background: Default::default(),
+            background_in_flight: AtomicUsize::new(0),
             page_ratio: AtomicUsize::new(1024),
             commit_level: AtomicUsize::new(0),
             mark_work_ns: [AtomicU64::new(0), AtomicU64::new(0)],
