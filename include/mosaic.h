@@ -892,6 +892,19 @@ typedef struct mosaic_stats {
   uint64_t minor_pause_max_ns;
   uint64_t remembered_objects;
   uint64_t rescanned_objects;
+  /**
+   * Mutators the heap policy counted as running at the last collection
+   * (allocating threads' CPU time over wall time, smoothed; 0 before
+   * one): each one's share of allocation grows the heap target.
+   */
+  double running_mutators;
+  /**
+   * Pages background sweeping swept or cleared between pauses
+   * (`background_sweep` in `mosaic_config`), and the bytes it cleared
+   * ahead of the allocator.
+   */
+  uint64_t background_pages;
+  uint64_t background_cleared_bytes;
 } mosaic_stats;
 
 /**

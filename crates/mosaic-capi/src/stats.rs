@@ -66,6 +66,15 @@ pub struct mosaic_stats {
     pub minor_pause_max_ns: u64,
     pub remembered_objects: u64,
     pub rescanned_objects: u64,
+    /// Mutators the heap policy counted as running at the last collection
+    /// (allocating threads' CPU time over wall time, smoothed; 0 before
+    /// one): each one's share of allocation grows the heap target.
+    pub running_mutators: f64,
+    /// Pages background sweeping swept or cleared between pauses
+    /// (`background_sweep` in `mosaic_config`), and the bytes it cleared
+    /// ahead of the allocator.
+    pub background_pages: u64,
+    pub background_cleared_bytes: u64,
 }
 
 /// Statistics of one size pool.
@@ -142,6 +151,9 @@ pub unsafe extern "C" fn mosaic_heap_stats(
         minor_pause_max_ns: ns(s.minor_pauses.max),
         remembered_objects: s.remembered_objects,
         rescanned_objects: s.rescanned_objects,
+        running_mutators: s.last_heap_decision.map_or(0.0, |d| d.running_mutators),
+        background_pages: s.background_pages,
+        background_cleared_bytes: s.background_cleared_bytes,
     };
     // SAFETY: non-null and writable per the contract.
     unsafe { out.write(st) };

@@ -77,6 +77,12 @@ int main(void) {
     mosaic_heap_stats(h, &st);
     CHECK(st.last_marked == 32767, "marked %llu", (unsigned long long)st.last_marked);
     CHECK(st.collections >= 5, "collections %llu", (unsigned long long)st.collections);
+    /* The policy counts whole running mutators, at least one. */
+    CHECK(st.running_mutators >= 1.0 && st.running_mutators == (double)(long)st.running_mutators,
+          "running mutators %g", st.running_mutators);
+    /* Verify mode keeps the sweep's poison: background sweeping clears nothing. */
+    CHECK(st.background_cleared_bytes == 0, "cleared %llu in verify mode",
+          (unsigned long long)st.background_cleared_bytes);
     mosaic_pool_stats ps;
     CHECK(mosaic_heap_pool_stats(h, 1, &ps) == MOSAIC_OK && ps.slot_size == 32, "pool 1 is 32 bytes");
     CHECK(mosaic_heap_pool_stats(h, 999, &ps) == MOSAIC_ERR_INVALID_ARGUMENT, "pool 999");
