@@ -140,6 +140,8 @@ impl<E: Embedder> Mutator<E> {
     /// Ends what [`Mutator::stop_world`] began.
     pub fn resume_world(&mut self) {
         self.heap.world.resume();
+        // (The pause stopped background sweeping between pages.)
+        self.heap.core.kick_background_sweep();
     }
 
     /// Before `fork` (a `pthread_atfork` prepare handler): stops the world
@@ -151,6 +153,9 @@ impl<E: Embedder> Mutator<E> {
     pub fn prepare_fork(&mut self) {
         self.stop_world();
         let heap = &self.heap;
+        // No background run may be between pages (or finishing one) when
+        // the process is copied.
+        heap.core.workers.suspend_background();
         std::mem::forget(heap.signal_slots.lock());
         std::mem::forget(heap.root_tables.lock());
         heap.world.lock_for_fork();
@@ -166,6 +171,7 @@ impl<E: Embedder> Mutator<E> {
             heap.root_tables.force_unlock();
             heap.signal_slots.force_unlock();
         }
+        heap.core.workers.resume_background();
         self.resume_world();
     }
 

@@ -21,10 +21,16 @@
 //!   `HeapCore::background_in_flight` before it takes a page and looks
 //!   at the world's stop request after (both sequentially consistent);
 //!   whoever stops the world calls [`HeapCore::quiesce_background`],
-//!   which waits for the count to fall to zero. So a page is swept and filed (its released pages
-//!   flushed to the page resource) either wholly before the pause looks at
-//!   the pools, or not taken at all. The job then returns and is kicked
-//!   again after the pause.
+//!   which waits for the count to fall to zero. So a page is swept and
+//!   filed (its released pages flushed to the page resource) either wholly
+//!   before the pause looks at the pools, or not taken at all. The job
+//!   then returns and is kicked again after the pause. Before `fork` the
+//!   pool's job is suspended and waited out
+//!   (`Workers::suspend_background`), so the child inherits no count, no
+//!   held lock and no half-filed page.
+//! - **A page being cleared is in use.** `PageResource::take_dirty_to_clear`
+//!   counts it against the maximum until `put_cleared`: committed memory
+//!   stays within the maximum heap.
 //! - **No embedder code runs on the job.** Pages with objects that ask for
 //!   cleanup (`PageDesc::has_cleanup`) are left to the mutators, so
 //!   `on_free` never runs there: a slot gets a cleanup bit only while its
@@ -33,7 +39,7 @@
 //!   fresh from the OS. Verify mode does not clear (its sweep's poison
 //!   must stay visible).
 
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::callbacks::{in_callback, PanicSlot};
@@ -43,13 +49,34 @@ use crate::object::ObjRef;
 use crate::pool::SweepCtx;
 use crate::space::{ReleaseBuffer, PAGE_SIZE};
 
+/// Counts the background job in `HeapCore::background_in_flight` while it
+/// holds a page; dropped (also when a panic unwinds) it counts out, so a
+/// pause never waits for a page nobody holds.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    /// Counted in, then (both sequentially consistent) the caller looks at
+    /// the world's stop request: a stopper that reads the count after
+    /// setting its request either sees this or is seen.
+    fn enter(n: &'a AtomicUsize) -> Self {
+        n.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        InFlight(n)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}
+
 impl<E: Embedder> HeapCore<E> {
     /// The background job: sweeps ahead until no pool has an unswept page
     /// it may take, `stop()` (a phase or shutdown) or `world_stopping()`
     /// (a pause asked for) turns true.
     pub fn sweep_in_background(&self, world_stopping: &dyn Fn() -> bool, stop: &dyn Fn() -> bool) {
         let start = Instant::now();
-        let _busy = SweeperGuard::enter(&self.sweepers);
         let mut release = ReleaseBuffer::default();
         let mut panic = PanicSlot::default();
         // (Never called: see the module invariants.)
@@ -74,18 +101,21 @@ impl<E: Embedder> HeapCore<E> {
         let (mut pages, mut zeroed) = (0u64, 0u64);
         let flight = &self.background_in_flight;
         while empty_pools < n && !stop() {
-            flight.fetch_add(1, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
+            let held = InFlight::enter(flight);
             if world_stopping() {
-                flight.fetch_sub(1, Ordering::Release);
                 break;
             }
+            // Counted as a sweeper for the page, as a lazy sweep is: a
+            // mutator that finds no free page waits for it instead of
+            // collecting.
+            let sweeping = SweeperGuard::enter(&self.sweepers);
             // A dirty free page first (pools take them when their budget
             // lets them grow), then a page of the next pool.
             let cleared = zero && self.clear_a_dirty_page();
             let got = in_callback(|| self.pools[k].sweep_ahead(&mut cx, zero));
             cx.release.flush(&self.resource);
-            flight.fetch_sub(1, Ordering::Release);
+            drop(sweeping);
+            drop(held);
             if cleared {
                 pages += 1;
                 zeroed += PAGE_SIZE as u64;

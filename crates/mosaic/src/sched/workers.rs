@@ -117,6 +117,8 @@ struct Shared {
     bg_running: AtomicBool,
     /// Withdrawing the job: a running one stops at its next question.
     bg_cancel: AtomicBool,
+    /// [`Workers::suspend_background`]: no run starts until resumed.
+    bg_suspended: AtomicBool,
 }
 
 struct State {
@@ -166,6 +168,7 @@ impl Workers {
             bg_kicked: AtomicBool::new(false),
             bg_running: AtomicBool::new(false),
             bg_cancel: AtomicBool::new(false),
+            bg_suspended: AtomicBool::new(false),
         });
         let mut workers = Workers {
             shared,
@@ -284,7 +287,35 @@ impl Workers {
     /// after this, nothing it borrows is used again.
     pub fn clear_background(&self) {
         self.shared.bg_cancel.store(true, Release);
-        self.shared.background.lock().take();
+        let job = self.shared.background.lock().take();
+        self.wait_background_idle();
+        // Dropped after the running thread let go of its clone (its
+        // `bg_running` store, which the wait acquired, follows that drop),
+        // so this drop sees the other one.
+        drop(job);
+    }
+
+    /// Until the next [`Workers::resume_background`], no background run
+    /// starts; returns once none runs (a running one returns at its next
+    /// `stop` question, which a stopped world answers with true). Before
+    /// `fork`: the job then holds no lock and no count for the child to
+    /// inherit.
+    pub fn suspend_background(&self) {
+        self.shared.bg_suspended.store(true, Release);
+        self.shared.bg_kicked.store(false, Relaxed);
+        // A thread about to start a run decides under this lock: after
+        // this it has either set `bg_running` (waited for below) or will
+        // see `bg_suspended`.
+        drop(self.shared.background.lock());
+        self.wait_background_idle();
+    }
+
+    /// Ends [`Workers::suspend_background`] (the next kick starts a run).
+    pub fn resume_background(&self) {
+        self.shared.bg_suspended.store(false, Release);
+    }
+
+    fn wait_background_idle(&self) {
         let mut spins = 0u32;
         while self.shared.bg_running.load(Acquire) {
             spins = spins.wrapping_add(1);
@@ -329,6 +360,12 @@ impl Workers {
         // The thread that ran the background job, if one did, is not here.
         self.shared.bg_running.store(false, Release);
         self.shared.bg_kicked.store(false, Relaxed);
+        if self.shared.background.is_locked() {
+            // SAFETY: only this thread exists in the child, so the lock's
+            // holder was a thread of the parent that is not here (it would
+            // never release it).
+            unsafe { self.shared.background.force_unlock() };
+        }
     }
 }
 
@@ -414,7 +451,10 @@ fn worker_loop(shared: &Shared, index: usize) {
 /// Whether the background job was asked for and this thread (the first
 /// pool thread) should run it.
 fn background_due(shared: &Shared, index: usize) -> bool {
-    index == 1 && shared.bg_kicked.load(Acquire) && !shared.in_pause.load(Relaxed)
+    index == 1
+        && shared.bg_kicked.load(Acquire)
+        && !shared.in_pause.load(Relaxed)
+        && !shared.bg_suspended.load(Relaxed)
 }
 
 /// Runs the background job once, if it is still installed, until it
@@ -424,6 +464,9 @@ fn run_background(shared: &Shared, seen: u64) {
     shared.bg_kicked.store(false, Relaxed);
     let job = {
         let slot = shared.background.lock();
+        if shared.bg_suspended.load(Acquire) {
+            return;
+        }
         let Some(job) = slot.clone() else {
             return;
         };

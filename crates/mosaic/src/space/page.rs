@@ -302,13 +302,13 @@ impl PageDesc {
         self.slot_count().div_ceil(64).min(WORDS)
     }
 
-    /// Clears every per-slot bitmap (the words of [`PageDesc::bitmap_words`]).
     /// Whether an allocated slot holds an object that may hold pointers
     /// (its page is worth clearing ahead of the allocator).
     pub fn holds_pointer_objects(&self) -> bool {
         (0..self.bitmap_words()).any(|w| self.alloc.word(w) & !self.no_pointers.word(w) != 0)
     }
 
+    /// Clears every per-slot bitmap (the words of [`PageDesc::bitmap_words`]).
     pub fn clear_bitmaps(&self) {
         let n = self.bitmap_words();
         for b in [&self.mark, &self.alloc, &self.no_pointers] {

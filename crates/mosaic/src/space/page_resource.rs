@@ -276,7 +276,17 @@ impl PageResource {
     /// clear and hand back with [`PageResource::put_cleared`]. Meanwhile
     /// it is in no store and counts as committed, not in use.
     pub fn take_dirty_to_clear(&self) -> Option<usize> {
-        let p = self.dirty.pop()?;
+        // Counted in use while it is cleared: it stays committed, so a
+        // taker that found no queued page must not commit a clean one in
+        // its place past the maximum (`take_span` counts on it). `None`
+        // when the heap is at its maximum.
+        if self.dirty_len.load(Relaxed) == 0 || !self.reserve(1) {
+            return None;
+        }
+        let Some(p) = self.dirty.pop() else {
+            self.in_use.fetch_sub(1, Relaxed);
+            return None;
+        };
         self.dirty_len.fetch_sub(1, Relaxed);
         Some(p as usize)
     }
@@ -285,8 +295,11 @@ impl PageResource {
     /// now all zeroes, with its `zeroed` flag set.
     pub fn put_cleared(&self, table: &PageTable, page: usize) {
         debug_assert!(table.desc(page).zeroed() && table.desc(page).kind() == PageKind::Free);
-        self.cleared.push(page as u32);
+        // (Counted first, so that a taker of the page cannot count it
+        // down before it is counted.)
         self.dirty_len.fetch_add(1, Relaxed);
+        self.cleared.push(page as u32);
+        self.in_use.fetch_sub(1, Relaxed);
     }
 
     /// Returns `n` pages starting at `first` (kinds already `Free`) straight
@@ -539,6 +552,32 @@ mod tests {
         assert_eq!(r.acquire_page(&t), None, "at the maximum");
         r.release_span_clean(&t, 3, 2);
         assert_eq!(r.in_use_pages(), 2);
+    }
+
+    #[test]
+    fn a_page_being_cleared_counts_against_the_maximum() {
+        // At most 2 pages, both committed: one in use, one dirty.
+        let t = PageTable::new(16).unwrap();
+        let r = PageResource::new(&t, 2);
+        let a = r.acquire_page(&t).unwrap();
+        let _b = r.acquire_page(&t).unwrap();
+        t.desc(a).set_zeroed(false);
+        let mut buf = ReleaseBuffer::default();
+        buf.release(&r, a);
+        buf.flush(&r);
+        assert_eq!(r.take_dirty_to_clear(), Some(a));
+        // While it is cleared no page may be committed in its place.
+        assert_eq!(r.acquire_page(&t), None, "the cleared page is in use");
+        assert_eq!(r.acquire_span(&t, 1), None);
+        assert_eq!(r.committed_pages(), 2);
+        assert_eq!(r.take_dirty_to_clear(), None, "none queued, none held");
+        t.zero(t.page_addr(a), crate::space::PAGE_SIZE);
+        t.desc(a).set_zeroed(true);
+        r.put_cleared(&t, a);
+        assert_eq!((r.in_use_pages(), r.dirty_pages()), (1, 1));
+        assert_eq!(r.acquire_page(&t), Some(a));
+        assert!(t.desc(a).zeroed(), "handed out known cleared");
+        assert_eq!(r.committed_pages(), 2);
     }
 
     #[test]
