@@ -166,15 +166,7 @@ impl<E: Embedder> HeapCore<E> {
     /// Waits until the page background sweeping holds, if any, is swept
     /// and filed (with the world running it may take another one after).
     pub fn wait_for_background_page(&self) {
-        let mut spins = 0u32;
-        while self.background_in_flight.load(Ordering::Acquire) != 0 {
-            spins = spins.wrapping_add(1);
-            if spins % 64 == 0 {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
+        crate::sched::spin_until(|| self.background_in_flight.load(Ordering::Acquire) == 0);
     }
 
     /// After a pause, with the world running: starts background sweeping

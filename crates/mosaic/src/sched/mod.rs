@@ -20,5 +20,5 @@ pub use threads::{
     add as hold_mutator, holds as holds_mutator, prepare_current as prepare_thread,
     remove as release_mutator, ThreadMutator,
 };
-pub use workers::Workers;
+pub use workers::{spin_until, Workers};
 pub use world::{describe_current_thread, Detached, MutatorId, StopHook, World};

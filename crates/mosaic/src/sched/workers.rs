@@ -316,15 +316,7 @@ impl Workers {
     }
 
     fn wait_background_idle(&self) {
-        let mut spins = 0u32;
-        while self.shared.bg_running.load(Acquire) {
-            spins = spins.wrapping_add(1);
-            if spins % 64 == 0 {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
+        spin_until(|| !self.shared.bg_running.load(Acquire));
     }
 
     /// Asks the first pool thread to run the background job once it has
@@ -494,6 +486,20 @@ fn sleep(shared: &Shared, st: &mut MutexGuard<'_, State>) {
     st.sleeping += 1;
     shared.wake.wait(st);
     st.sleeping -= 1;
+}
+
+/// Spins until `done()`, yielding the CPU now and then (for a wait of
+/// microseconds on another thread's short piece of work).
+pub fn spin_until(done: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        spins = spins.wrapping_add(1);
+        if spins % 64 == 0 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
 }
 
 /// Spins until `done()` or [`LINGER`] has passed, yielding the CPU now and

@@ -274,7 +274,7 @@ impl PageResource {
 
     /// Takes a queued dirty page (not a cleared one) for the caller to
     /// clear and hand back with [`PageResource::put_cleared`]. Meanwhile
-    /// it is in no store and counts as committed, not in use.
+    /// it is in no store and counts as committed and in use.
     pub fn take_dirty_to_clear(&self) -> Option<usize> {
         // Counted in use while it is cleared: it stays committed, so a
         // taker that found no queued page must not commit a clean one in
