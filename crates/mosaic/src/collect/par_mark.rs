@@ -109,7 +109,7 @@ fn on_workers<E: Embedder>(
         injector,
         stealers: deques.iter().map(Worker::stealer).collect(),
         deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
-        term: Termination::new(n),
+        term: Termination::new(n, core.workers.oversubscribed()),
         next_task: AtomicUsize::new(first_task),
         marked: Mutex::new((0, 0, Vec::new(), Duration::ZERO)),
     };

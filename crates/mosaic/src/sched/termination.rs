@@ -28,14 +28,23 @@ pub struct Termination {
     idle: AtomicUsize,
     abort: AtomicBool,
     workers: usize,
+    /// Idle workers give their CPU up while they wait: only when the
+    /// workers outnumber the CPUs (a busy one may be queued behind an idle
+    /// one). Otherwise a yield gains nothing, and on a machine that other
+    /// programs load it hands the CPU to one of them for a time slice in
+    /// the middle of the pause.
+    yields: bool,
 }
 
 impl Termination {
-    pub fn new(workers: usize) -> Self {
+    /// A phase of `workers` workers; `oversubscribed` when they outnumber
+    /// the CPUs the process may use.
+    pub fn new(workers: usize, oversubscribed: bool) -> Self {
         Termination {
             idle: AtomicUsize::new(0),
             abort: AtomicBool::new(false),
             workers,
+            yields: oversubscribed,
         }
     }
 
@@ -64,19 +73,21 @@ impl Termination {
                 self.idle.fetch_sub(1, AcqRel);
                 return false;
             }
-            pause();
+            pause(self.yields);
         }
     }
 }
 
 #[cfg(not(loom))]
-fn pause() {
+fn pause(yields: bool) {
     std::hint::spin_loop();
-    std::thread::yield_now();
+    if yields {
+        std::thread::yield_now();
+    }
 }
 
 #[cfg(loom)]
-fn pause() {
+fn pause(_: bool) {
     loom::thread::yield_now();
 }
 
@@ -105,7 +116,7 @@ mod tests {
                 queues[w].lock().unwrap().push(k);
                 expected += k as usize + 1;
             }
-            let term = Arc::new(Termination::new(workers));
+            let term = Arc::new(Termination::new(workers, true));
             let done = Arc::new(AtomicUsize::new(0));
             let handles: Vec<_> = (0..workers)
                 .map(|me| {

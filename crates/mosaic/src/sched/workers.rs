@@ -119,6 +119,9 @@ struct Shared {
     bg_cancel: AtomicBool,
     /// [`Workers::suspend_background`]: no run starts until resumed.
     bg_suspended: AtomicBool,
+    /// The pool's threads outnumber the CPUs the process may use: a thread
+    /// that spins for another yields now and then (see [`linger`]).
+    oversubscribed: bool,
 }
 
 struct State {
@@ -169,6 +172,7 @@ impl Workers {
             bg_running: AtomicBool::new(false),
             bg_cancel: AtomicBool::new(false),
             bg_suspended: AtomicBool::new(false),
+            oversubscribed: count > std::thread::available_parallelism().map_or(1, |n| n.get()),
         });
         let mut workers = Workers {
             shared,
@@ -195,6 +199,12 @@ impl Workers {
         } else {
             self.count
         }
+    }
+
+    /// Whether the pool's threads outnumber the CPUs the process may use
+    /// (so that a spinning worker may hold the CPU a busy one waits for).
+    pub fn oversubscribed(&self) -> bool {
+        self.shared.oversubscribed
     }
 
     /// Workers in the pool, the caller of `run` included, whether or not
@@ -257,7 +267,9 @@ impl Workers {
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
         // The others usually end within microseconds of this thread (a
         // marking phase ends when all are idle): spin before sleeping.
-        linger(|| self.shared.left.load(Acquire) == 0);
+        linger(self.shared.oversubscribed, || {
+            self.shared.left.load(Acquire) == 0
+        });
         let theirs = {
             let mut st = self.shared.state.lock();
             while st.running > 0 {
@@ -392,7 +404,9 @@ fn worker_loop(shared: &Shared, index: usize) {
                 // Within a pause the next phase is usually microseconds
                 // away: watch for it before sleeping (module docs).
                 drop(st);
-                linger(|| shared.published.load(Acquire) != seen || !shared.in_pause.load(Relaxed));
+                linger(shared.oversubscribed, || {
+                    shared.published.load(Acquire) != seen || !shared.in_pause.load(Relaxed)
+                });
                 st = shared.state.lock();
                 if st.generation == seen && !st.shutdown && !background_due(shared, index) {
                     sleep(shared, &mut st);
@@ -488,13 +502,20 @@ fn sleep(shared: &Shared, st: &mut MutexGuard<'_, State>) {
     st.sleeping -= 1;
 }
 
-/// Spins until `done()`, yielding the CPU now and then (for a wait of
-/// microseconds on another thread's short piece of work).
+/// How long [`spin_until`] spins before it yields the CPU now and then.
+const SPIN_FIRST: Duration = Duration::from_micros(100);
+
+/// Spins until `done()` (for a wait of microseconds on another thread's
+/// short piece of work), yielding the CPU now and then once [`SPIN_FIRST`]
+/// has passed: the thread waited for may be queued on this CPU. Not
+/// before: on a machine that other programs load, a yield hands the CPU to
+/// one of them for a whole time slice.
 pub fn spin_until(done: impl Fn() -> bool) {
+    let start = Instant::now();
     let mut spins = 0u32;
     while !done() {
         spins = spins.wrapping_add(1);
-        if spins % 64 == 0 {
+        if spins % 64 == 0 && start.elapsed() >= SPIN_FIRST {
             std::thread::yield_now();
         } else {
             std::hint::spin_loop();
@@ -502,9 +523,12 @@ pub fn spin_until(done: impl Fn() -> bool) {
     }
 }
 
-/// Spins until `done()` or [`LINGER`] has passed, yielding the CPU now and
-/// then so that a thread that wants it (more workers than CPUs) gets it.
-fn linger(done: impl Fn() -> bool) {
+/// Spins until `done()` or [`LINGER`] has passed. It yields the CPU now
+/// and then only when the pool's threads outnumber the CPUs
+/// (`oversubscribed`: a thread that wants this CPU may be queued on it);
+/// otherwise a yield gains nothing, and a program that loads the machine
+/// would get the CPU for a time slice in the middle of the pause.
+fn linger(oversubscribed: bool, done: impl Fn() -> bool) {
     let start = Instant::now();
     let mut spins = 0u32;
     while !done() {
@@ -513,7 +537,9 @@ fn linger(done: impl Fn() -> bool) {
             if start.elapsed() >= LINGER {
                 return;
             }
-            std::thread::yield_now();
+            if oversubscribed {
+                std::thread::yield_now();
+            }
         } else {
             std::hint::spin_loop();
         }

@@ -418,21 +418,18 @@ impl World {
             match (step, timeout) {
                 (Some(_), Some(t)) => MutexGuard::unlocked(&mut s, || {
                     // A signalled thread usually parks within tens of µs:
-                    // spin (yielding) a little before sleeping, since a
-                    // sleeping CPU of a VM wakes late. Only at the start
-                    // of the stop: a thread that puts the signal off (or
-                    // a stalled one) is waited for asleep, not by a spin
-                    // that takes the CPU it may need.
-                    let mut turns = 0u32;
+                    // spin a little before sleeping, since a sleeping CPU
+                    // of a VM wakes late. Only at the start of the stop: a
+                    // thread that puts the signal off (or a stalled one) is
+                    // waited for asleep, not by a spin that takes the CPU
+                    // it may need. No yield while spinning: on a machine
+                    // other programs load, it hands the CPU to one of them
+                    // for a time slice, and a signalled thread queued on
+                    // this CPU gets it when the futex wait below begins.
                     while self.parked_ack.load(Ordering::Acquire) == ack
                         && started.elapsed() < STOP_SPIN
                     {
-                        turns = turns.wrapping_add(1);
-                        if turns % 16 == 0 {
-                            std::thread::yield_now();
-                        } else {
-                            std::hint::spin_loop();
-                        }
+                        std::hint::spin_loop();
                     }
                     super::futex::wait_for(&self.parked_ack, ack, t)
                 }),
