@@ -94,13 +94,20 @@ fn the_trace_shows_every_phase_of_every_pause_on_its_thread() {
     for phase in ["stop", "pause", "resume"] {
         assert_eq!(on(phase, mutator) as u64, collections, "{phase}");
     }
+    // The collecting thread runs every phase; the pool's thread each one
+    // it comes to in time (a late one skips the phase), so at most once a
+    // pause, and in some pause at least.
     for phase in ["roots", "mark", "release"] {
         assert_eq!(
             on(phase, mutator) as u64,
             collections,
             "{phase} on worker 0"
         );
-        assert_eq!(on(phase, worker) as u64, collections, "{phase} on worker 1");
+        let late = on(phase, worker) as u64;
+        assert!(
+            late <= collections && late > 0,
+            "{phase} on worker 1: {late}"
+        );
     }
     assert_eq!(on("weak", mutator) as u64, collections);
     assert!(on("lazy sweep", mutator) > 0, "{:?}", spans.keys());

@@ -109,7 +109,7 @@ pub fn strong_closure<'h, E: Embedder>(
         busy
     } else {
         scan_marking_roots(core, handles, &mut marker);
-        core.span("roots", start, None);
+        core.span("roots", start, Some(("workers", 1)));
         let t = Instant::now();
         if core.workers.pool_size() > 1 {
             // Judged small, but a pool is there: if marking runs past

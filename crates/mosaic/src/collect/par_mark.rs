@@ -109,12 +109,15 @@ fn on_workers<E: Embedder>(
         injector,
         stealers: deques.iter().map(Worker::stealer).collect(),
         deques: deques.into_iter().map(|d| Mutex::new(Some(d))).collect(),
-        term: Termination::new(n, core.workers.oversubscribed()),
+        term: Termination::new(core.workers.oversubscribed()),
         next_task: AtomicUsize::new(first_task),
         marked: Mutex::new((0, 0, Vec::new(), Duration::ZERO)),
     };
     let owns = own_marks_for(core, n);
+    // (A pool thread that comes after the caller's share has returned
+    // skips the phase: every joined worker was idle, so no work is left.)
     core.workers.run(&|i| {
+        share.term.join();
         let deque = share.deques[i].lock().take().expect("one deque per worker");
         let mut own = owns.as_ref().and_then(|o| o[i].lock().take());
         let (r, marked, bytes, mut found, busy) = match own.as_mut() {
@@ -212,7 +215,13 @@ fn work<E: Embedder, const OWN: bool>(
     let mut idle = Duration::ZERO;
     let r = catch_unwind(AssertUnwindSafe(|| {
         scan_root_tasks(core, handles, share, &mut m);
-        core.span("roots", start, None);
+        // (The workers the phase was offered to: a pool thread that comes
+        // late skips it, so the spans alone do not say.)
+        core.span(
+            "roots",
+            start,
+            Some(("workers", share.stealers.len() as u64)),
+        );
         let t = Instant::now();
         idle = mark_until_done(core, share, deque, me, &mut m);
         core.span("mark", t, Some(("objects", m.marked as u64)));

@@ -1,33 +1,46 @@
 //! Termination detection for work-stealing phases (parallel marking).
 //!
-//! A worker that has no work of its own and found none to steal calls
+//! A worker joins the phase ([`Termination::join`]) before it looks for
+//! work. One that has no work of its own and found none to steal calls
 //! [`Termination::idle`]: it counts itself idle, then watches for work
 //! (`visible`), leaving the count when some shows up. The phase is over
-//! when every worker is idle at once, or when one aborted (a panic).
+//! when every worker that joined is idle at once, or when one aborted (a
+//! panic). Workers may join late, or never (`Workers::run` lets a
+//! pool thread that comes after the caller's share has returned skip the
+//! phase): the count is of those that joined.
 //!
-//! Why "all idle" means "no work left": work lives only in a busy worker's
-//! private stack or in a queue; only a busy worker pushes to a queue, and
-//! a worker takes what is in its own queue before going idle. So once the
-//! count reaches the number of workers nothing can create work again, and
-//! every worker that watches sees the full count and returns. (Nothing is
-//! lost even if a worker left early: each drains its own stack and queue
-//! first; what the count buys is that idle workers keep stealing until the
-//! whole phase is done, and that every one of them then stops.) Checked
-//! with loom, two workers, every interleaving up to 3 preemptions: each
-//! item processed exactly once, every worker ends (`RUSTFLAGS="--cfg loom"
-//! cargo test -p mosaic --lib --release termination`).
+//! Why "all joined idle" means "no work left": work lives only in a busy
+//! worker's private stack or in a queue; only a busy worker pushes to a
+//! queue, and a worker takes what is in its own queue before going idle. A
+//! worker that has not joined holds no work (it joins first), and one
+//! that joins late finds only what joined ones left visible. So once the
+//! idle count reaches the joined count nothing can create work again, and
+//! every worker that watches sees the counts equal and returns; one that
+//! joins after that finds nothing, goes idle and sees them equal again.
+//! Both counts live in one word, so that a worker compares the two as they
+//! were at one moment. (Nothing is lost even if a worker left early: each
+//! drains its own stack and queue first; what the counts buy is that idle
+//! workers keep stealing until the whole phase is done, and that every one
+//! of them then stops.) Checked with loom, two workers, every interleaving
+//! up to 3 preemptions, joins included: each item processed exactly once,
+//! every worker ends (`RUSTFLAGS="--cfg loom" cargo test -p mosaic --lib
+//! --release termination`).
 
 #[cfg(loom)]
-use loom::sync::atomic::{AtomicBool, AtomicUsize};
+use loom::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 #[cfg(not(loom))]
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
-/// The idle count and abort flag of one phase.
+/// One joined worker in [`Termination::counts`] (the idle count is the low
+/// half).
+const JOINED: u64 = 1 << 32;
+
+/// The joined and idle counts and the abort flag of one phase.
 pub struct Termination {
-    idle: AtomicUsize,
+    /// Workers joined (high 32 bits) and idle (low 32 bits).
+    counts: AtomicU64,
     abort: AtomicBool,
-    workers: usize,
     /// Idle workers give their CPU up while they wait: only when the
     /// workers outnumber the CPUs (a busy one may be queued behind an idle
     /// one). Otherwise a yield gains nothing, and on a machine that other
@@ -36,16 +49,25 @@ pub struct Termination {
     yields: bool,
 }
 
+/// Every joined worker is idle.
+fn all_idle(counts: u64) -> bool {
+    counts >> 32 == counts & (JOINED - 1)
+}
+
 impl Termination {
-    /// A phase of `workers` workers; `oversubscribed` when they outnumber
-    /// the CPUs the process may use.
-    pub fn new(workers: usize, oversubscribed: bool) -> Self {
+    /// A phase no worker has joined yet; `oversubscribed` when the workers
+    /// outnumber the CPUs the process may use.
+    pub fn new(oversubscribed: bool) -> Self {
         Termination {
-            idle: AtomicUsize::new(0),
+            counts: AtomicU64::new(0),
             abort: AtomicBool::new(false),
-            workers,
             yields: oversubscribed,
         }
+    }
+
+    /// Counts the calling worker in, before it looks for work.
+    pub fn join(&self) {
+        self.counts.fetch_add(JOINED, AcqRel);
     }
 
     /// Ends the phase for every worker (one of them failed).
@@ -57,20 +79,20 @@ impl Termination {
         self.abort.load(Acquire)
     }
 
-    /// Called by a worker that found no work anywhere. Returns `true` when
-    /// the phase is over (every worker idle, or aborted), `false` when
-    /// `visible()` reported work: the worker is busy again and should look
-    /// for it.
+    /// Called by a joined worker that found no work anywhere. Returns
+    /// `true` when the phase is over (every joined worker idle, or
+    /// aborted), `false` when `visible()` reported work: the worker is busy
+    /// again and should look for it.
     pub fn idle(&self, visible: impl Fn() -> bool) -> bool {
-        if self.idle.fetch_add(1, AcqRel) + 1 == self.workers {
+        if all_idle(self.counts.fetch_add(1, AcqRel) + 1) {
             return true;
         }
         loop {
-            if self.aborted() || self.idle.load(Acquire) == self.workers {
+            if self.aborted() || all_idle(self.counts.load(Acquire)) {
                 return true;
             }
             if visible() {
-                self.idle.fetch_sub(1, AcqRel);
+                self.counts.fetch_sub(1, AcqRel);
                 return false;
             }
             pause(self.yields);
@@ -94,6 +116,7 @@ fn pause(_: bool) {
 #[cfg(all(test, loom))]
 mod tests {
     use super::*;
+    use loom::sync::atomic::AtomicUsize;
     use loom::sync::{Arc, Mutex};
 
     /// Workers with one queue each; an item `k > 0` makes one item `k - 1`
@@ -116,33 +139,36 @@ mod tests {
                 queues[w].lock().unwrap().push(k);
                 expected += k as usize + 1;
             }
-            let term = Arc::new(Termination::new(workers, true));
+            let term = Arc::new(Termination::new(true));
             let done = Arc::new(AtomicUsize::new(0));
             let handles: Vec<_> = (0..workers)
                 .map(|me| {
                     let (queues, term, done) = (queues.clone(), term.clone(), done.clone());
-                    loom::thread::spawn(move || loop {
-                        let mine = queues[me].lock().unwrap().pop();
-                        let got = mine.or_else(|| {
-                            (1..workers)
-                                .find_map(|k| queues[(me + k) % workers].lock().unwrap().pop())
-                        });
-                        match got {
-                            Some(k) => {
-                                done.fetch_add(1, AcqRel);
-                                if k > 0 {
-                                    queues[me].lock().unwrap().push(k - 1);
+                    loom::thread::spawn(move || {
+                        term.join();
+                        loop {
+                            let mine = queues[me].lock().unwrap().pop();
+                            let got = mine.or_else(|| {
+                                (1..workers)
+                                    .find_map(|k| queues[(me + k) % workers].lock().unwrap().pop())
+                            });
+                            match got {
+                                Some(k) => {
+                                    done.fetch_add(1, AcqRel);
+                                    if k > 0 {
+                                        queues[me].lock().unwrap().push(k - 1);
+                                    }
                                 }
-                            }
-                            None => {
-                                let visible =
-                                    || queues.iter().any(|q| !q.lock().unwrap().is_empty());
-                                if term.idle(visible) {
-                                    // The end is seen only once every
-                                    // item was processed (no worker is
-                                    // still busy).
-                                    assert_eq!(done.load(Acquire), expected);
-                                    return;
+                                None => {
+                                    let visible =
+                                        || queues.iter().any(|q| !q.lock().unwrap().is_empty());
+                                    if term.idle(visible) {
+                                        // The end is seen only once every
+                                        // item was processed (no worker is
+                                        // still busy).
+                                        assert_eq!(done.load(Acquire), expected);
+                                        return;
+                                    }
                                 }
                             }
                         }

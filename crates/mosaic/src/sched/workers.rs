@@ -2,12 +2,14 @@
 //! collections, and the one scheduling primitive the collector needs — a
 //! *phase*.
 //!
-//! [`Workers::run`] calls `job(i)` once on every worker: `i = 0` on the
-//! calling thread (the collecting mutator works too), `1..count` on the
-//! pool's threads. It returns when every call has returned, so a job may
-//! borrow from the caller's stack. A collection is a sequence of phases
-//! (mark, release, ...), each a function that shares its work out itself
-//! (work stealing for marking, an atomic cursor over pages for release).
+//! [`Workers::run`] calls `job(i)` at most once on every worker: `i = 0`
+//! on the calling thread (the collecting mutator works too), `1..count` on
+//! the pool's threads that take the phase before the caller's own call has
+//! returned. It returns when every call has returned, so a job may borrow
+//! from the caller's stack. A collection is a sequence of phases (mark,
+//! release, ...), each a function that shares its work out itself as it
+//! goes (work stealing for marking, an atomic cursor over pages for
+//! release), so that the caller alone can finish it.
 //!
 //! The pool's threads run every job inside a wrapper given to
 //! [`Workers::new`] (the collector passes the one that marks the thread as
@@ -15,26 +17,27 @@
 //! the collector's.
 //!
 //! Between the phases of one pause the pool's threads *linger*: after a
-//! job they spin (politely, yielding) for up to [`LINGER`] watching for the
-//! next phase, and the caller of `run` spins up to as long for them to
-//! finish, before either sleeps on a condition variable. A pause's phases
-//! follow each other within tens of microseconds, and on a virtual machine
-//! a sleeping thread's CPU halts and takes 20–500 µs to wake (measured on
-//! the 2-vCPU machine of BENCHMARKS.md): one sleep and wake per phase, each
-//! way, was a fifth of a small parallel pause.
+//! job they spin for up to [`LINGER`] watching for the next phase, and the
+//! caller of `run` spins up to as long for them to finish, before either
+//! sleeps on a condition variable. A pause's phases follow each other
+//! within tens of microseconds, and on a virtual machine a sleeping
+//! thread's CPU halts and takes 20–500 µs to wake (measured on the 2-vCPU
+//! machine of BENCHMARKS.md): one sleep and wake per phase, each way, was
+//! a fifth of a small parallel pause. The spins do not yield (unless the
+//! pool's threads outnumber the CPUs): on a machine other programs load, a
+//! yield hands the CPU to one of them for a whole time slice, several
+//! milliseconds in the middle of the pause.
 //!
 //! A woken thread may also land on the CPU of the thread that woke it: when
 //! the wake comes while every CPU looks busy (a stopped mutator is still
 //! leaving its CPU), or when the guest kernel counts a halted vCPU as
-//! preempted. It then waits a time slice there, or preempts the caller,
-//! while another CPU idles: a "parallel" pause ran on one CPU. So `run`
-//! yields once after publishing a phase that woke a sleeping thread (a
-//! thread queued on its CPU runs at once), and a pool thread that starts a job on the caller's CPU moves
-//! off it for the job (`os::step_off_cpu`: its own affinity mask less that
-//! CPU, restored after). [`Workers::rest`] (the end of
-//! the pause) sends lingering threads to sleep at once, so they do not hold
-//! a CPU a resuming mutator wants. Lingering changes only timing: a thread
-//! that gives up sleeps on the same generation check as before.
+//! preempted. A pool thread that finds itself on the caller's CPU moves
+//! off it (`os::step_off_cpu`: its own affinity mask less that CPU,
+//! restored after) before it takes the job; if it comes only once the
+//! caller's share is done, it skips the phase. [`Workers::rest`] (the end
+//! of the pause) sends lingering threads to sleep at once, so they do not
+//! hold a CPU a resuming mutator wants. Lingering changes only timing: a
+//! thread that gives up sleeps on the same generation check as before.
 //!
 //! Outside pauses the pool's first thread may run one *background job*
 //! ([`Workers::set_background`], started by [`Workers::kick_background`]):
@@ -44,12 +47,18 @@
 //! asks between pages); the thread then takes the phase as usual.
 //! [`Workers::clear_background`] returns only once no thread runs the job.
 //!
-//! Invariant: a job pointer handed to the pool is used only between the
-//! `generation` bump that publishes it and the moment `running` falls back
-//! to zero, and `run` does not return (nor unwind) before that moment —
-//! which is what makes erasing the job's lifetime sound. A panicking job is
-//! caught on its thread; the first panic is resumed from `run` after every
-//! worker has finished.
+//! A pool thread that arrives after the caller's share has returned skips
+//! the phase instead of being waited for: on a machine that other programs
+//! load, a woken pool thread may wait a whole time slice for a CPU, and
+//! the pause does not wait with it.
+//!
+//! Invariant: a job pointer handed to the pool is used only by a thread
+//! that took it under the pool's lock while it was published (counted in
+//! `running` from then until it is done), and `run` withdraws it and waits
+//! for `running` to fall to zero before it returns (or unwinds) — which is
+//! what makes erasing the job's lifetime sound. A panicking job is caught
+//! on its thread; the first panic is resumed from `run` after every worker
+//! that took the job has finished.
 
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -129,7 +138,7 @@ struct State {
     generation: u64,
     /// The current phase's job, lifetime erased (see the module invariant).
     job: Option<JobPtr>,
-    /// Pool threads still running the current job.
+    /// Pool threads that took the current job and have not finished it.
     running: usize,
     /// Pool threads asleep on `wake` (not lingering).
     sleeping: usize,
@@ -225,24 +234,31 @@ impl Workers {
         self.serial.store(serial, Relaxed);
     }
 
-    /// Runs `job(i)` on every worker `i` (0 on this thread) and returns when
-    /// all are done. If any call panicked, resumes the first panic then.
+    /// Runs `job(0)` on this thread and `job(i)` on each pool thread `i`
+    /// that takes the phase before `job(0)` has returned; returns when
+    /// those are done. If any call panicked, resumes the first panic then.
+    /// A pool thread that comes later skips the phase. For phases whose work
+    /// is shared out as it goes (a cursor over chunks, work stealing), so
+    /// that `job(0)` returns only once no work is left to take: the pause
+    /// then does not wait for a thread the kernel has not run yet (on a
+    /// machine other programs load, a time slice of theirs).
     pub fn run(&self, job: &(dyn Fn(usize) + Sync)) {
         if self.count() == 1 {
             job(0);
             return;
         }
         // SAFETY: only the lifetime is erased. The pointer is published
-        // below and withdrawn before this function returns or unwinds: it
-        // waits for `running == 0` unconditionally (its own call is inside
-        // `catch_unwind`), so no thread uses it after `job` is gone.
+        // below and withdrawn (`st.job = None`) before this function
+        // returns or unwinds, which it does only once `running` is zero
+        // (its own call is inside `catch_unwind`): a pool thread uses it
+        // only after taking it under the lock, counted in `running`.
         let erased: *const Job =
             unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), &'static Job>(job) };
-        let woke_sleepers = {
+        {
             let mut st = self.shared.state.lock();
             st.generation += 1;
             st.job = Some(JobPtr(erased));
-            st.running = self.count - 1;
+            st.running = 0;
             self.shared.left.store(st.running, Relaxed);
             let cpu = crate::os::current_cpu().unwrap_or(usize::MAX);
             self.shared.caller_cpu.store(cpu, Relaxed);
@@ -253,18 +269,14 @@ impl Workers {
             if st.sleeping > 0 {
                 self.shared.wake.notify_all();
             }
-            st.sleeping > 0
-        };
-        // A woken thread the kernel queued on this CPU (when every CPU
-        // looked busy) would wait here for a time slice: let it run now,
-        // and it moves to another CPU (`worker_loop`). Not when every
-        // worker was lingering: nothing of ours waits for this CPU, and an
-        // unrelated thread could take a time slice in the middle of the
-        // pause.
-        if woke_sleepers {
-            std::thread::yield_now();
         }
+        // No yield for a woken thread the kernel may have queued on this
+        // CPU: if it comes only after this thread's share, it skips the
+        // phase (nothing waits for it), while a yield on a machine other
+        // programs load hands this CPU to one of them for a time slice.
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
+        // Closed: threads that have not taken it skip it.
+        self.shared.state.lock().job = None;
         // The others usually end within microseconds of this thread (a
         // marking phase ends when all are idle): spin before sleeping.
         linger(self.shared.oversubscribed, || {
@@ -421,19 +433,38 @@ fn worker_loop(shared: &Shared, index: usize) {
             continue;
         }
         seen = st.generation;
-        let Some(JobPtr(job)) = st.job else {
+        if st.job.is_none() {
+            // (A phase the caller closed before this thread came.)
             continue;
-        };
-        drop(st);
+        }
         // Woken onto the caller's CPU (where the kernel may put a waking
         // thread when the other CPUs look busy or their vCPU is halted),
-        // this thread would only take turns with the caller: move.
+        // this thread would only take turns with the caller: move, before
+        // taking the job (on a loaded machine the move may wait for the
+        // other CPU a while, and a taken job is waited for).
         let caller = shared.caller_cpu.load(Relaxed);
         let off = if crate::os::current_cpu() == Some(caller) {
-            crate::os::step_off_cpu(caller)
+            drop(st);
+            let off = crate::os::step_off_cpu(caller);
+            st = shared.state.lock();
+            off
         } else {
             None
         };
+        let job = match st.job {
+            Some(JobPtr(job)) if st.generation == seen => job,
+            _ => {
+                // Closed meanwhile (or a newer phase is out: the loop
+                // takes it). The old mask back outside the lock.
+                drop(st);
+                drop(off);
+                st = shared.state.lock();
+                continue;
+            }
+        };
+        st.running += 1;
+        shared.left.store(st.running, Release);
+        drop(st);
         // SAFETY: `run` keeps the job alive until `running` reaches zero,
         // which happens only after this call returns (decrement below).
         let r = catch_unwind(AssertUnwindSafe(|| {
@@ -551,6 +582,23 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+    /// In the caller's share (`i == 0`): waits until `arrived` counts
+    /// `n` workers, so that every pool thread takes the phase (one that
+    /// came after the caller's share returned would skip it).
+    fn wait_for_all(i: usize, arrived: &AtomicUsize, n: usize) {
+        arrived.fetch_add(1, Relaxed);
+        if i == 0 {
+            let t = Instant::now();
+            while arrived.load(Relaxed) < n {
+                assert!(
+                    t.elapsed() < Duration::from_secs(30),
+                    "a pool thread never came"
+                );
+                std::hint::spin_loop();
+            }
+        }
+    }
+
     #[test]
     fn a_serial_phase_runs_on_the_caller_alone() {
         let w = Workers::new(3, |f| f()).unwrap();
@@ -565,7 +613,9 @@ mod tests {
         assert_eq!(runs.load(Relaxed), 1);
         w.set_serial(false);
         assert_eq!(w.count(), 3);
-        w.run(&|_| {
+        let arrived = AtomicUsize::new(0);
+        w.run(&|i| {
+            wait_for_all(i, &arrived, 3);
             runs.fetch_add(1, Relaxed);
         });
         assert_eq!(runs.load(Relaxed), 4);
@@ -577,7 +627,9 @@ mod tests {
         assert_eq!(w.count(), 4);
         let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
         for _ in 0..100 {
+            let arrived = AtomicUsize::new(0);
             w.run(&|i| {
+                wait_for_all(i, &arrived, 4);
                 hits[i].fetch_add(1, Relaxed);
             });
         }
@@ -599,7 +651,9 @@ mod tests {
             let phase = AtomicUsize::new(0);
             for round in 0..60 {
                 phase.store(round, Relaxed);
+                let arrived = AtomicUsize::new(0);
                 w.run(&|i| {
+                    wait_for_all(i, &arrived, 3);
                     assert_eq!(phase.load(Relaxed), round);
                     hits[i].fetch_add(1, Relaxed);
                 });
@@ -624,7 +678,9 @@ mod tests {
         let w = Workers::new(3, |f| f()).unwrap();
         let total = AtomicUsize::new(0);
         let data = vec![1usize; 3000];
+        let arrived = AtomicUsize::new(0);
         w.run(&|i| {
+            wait_for_all(i, &arrived, 3);
             let s: usize = data[i * 1000..(i + 1) * 1000].iter().sum();
             total.fetch_add(s, Relaxed);
         });
@@ -635,8 +691,10 @@ mod tests {
     fn a_panic_on_a_pool_thread_resumes_after_every_worker_is_done() {
         let w = Workers::new(3, |f| f()).unwrap();
         let finished = AtomicUsize::new(0);
+        let arrived = AtomicUsize::new(0);
         let r = catch_unwind(AssertUnwindSafe(|| {
             w.run(&|i| {
+                wait_for_all(i, &arrived, 3);
                 if i == 2 {
                     panic!("worker two");
                 }
@@ -649,7 +707,9 @@ mod tests {
         assert_eq!(finished.load(Relaxed), 2, "the others ran to the end");
         // The pool still works.
         let n = AtomicUsize::new(0);
-        w.run(&|_| {
+        let arrived = AtomicUsize::new(0);
+        w.run(&|i| {
+            wait_for_all(i, &arrived, 3);
             n.fetch_add(1, Relaxed);
         });
         assert_eq!(n.load(Relaxed), 3);
@@ -686,7 +746,9 @@ mod tests {
         wait_for(&runs, 1);
         // A phase stops the job; every worker still runs the phase once.
         let hits = AtomicUsize::new(0);
-        w.run(&|_| {
+        let arrived = AtomicUsize::new(0);
+        w.run(&|i| {
+            wait_for_all(i, &arrived, 2);
             hits.fetch_add(1, Relaxed);
         });
         assert_eq!(hits.load(Relaxed), 2);
@@ -705,6 +767,51 @@ mod tests {
         w.kick_background();
         std::thread::sleep(Duration::from_millis(20));
         assert_eq!(runs.load(Relaxed), 2, "a withdrawn job never runs");
+    }
+
+    #[test]
+    fn a_phase_does_not_wait_for_a_pool_thread_that_has_not_come() {
+        // The pool's thread is held in the background job, which ignores
+        // `stop` for a while (as a thread the kernel has not run yet): the
+        // caller's share ends at once, so the phase ends without it, and
+        // the thread skips that phase when it comes.
+        let w = Workers::new(2, |f| f()).unwrap();
+        let release = Arc::new(AtomicBool::new(false));
+        let held = Arc::new(AtomicUsize::new(0));
+        let (r, h) = (release.clone(), held.clone());
+        w.set_background(Arc::new(move |_stop: &dyn Fn() -> bool| {
+            h.fetch_add(1, Relaxed);
+            let t = Instant::now();
+            while !r.load(Acquire) {
+                assert!(t.elapsed() < Duration::from_secs(30), "never released");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }));
+        w.kick_background();
+        let t = Instant::now();
+        while held.load(Relaxed) == 0 {
+            assert!(t.elapsed() < Duration::from_secs(30), "the job did not run");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let ran = Mutex::new(Vec::new());
+        w.run(&|i| ran.lock().push(i));
+        assert_eq!(
+            *ran.lock(),
+            vec![0],
+            "the phase ended with the caller's share"
+        );
+        release.store(true, Release);
+        // The thread comes back, skips the closed phase, and takes the next.
+        let ran = Mutex::new(Vec::new());
+        let arrived = AtomicUsize::new(0);
+        w.run(&|i| {
+            wait_for_all(i, &arrived, 2);
+            ran.lock().push(i);
+        });
+        let mut got = ran.into_inner();
+        got.sort_unstable();
+        assert_eq!(got, vec![0, 1]);
+        w.clear_background();
     }
 
     #[test]
