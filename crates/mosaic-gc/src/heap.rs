@@ -128,8 +128,14 @@ fn physical_memory() -> usize {
     }
 }
 
-/// Mosaic's configuration for a bdwgc program.
+/// Mosaic's configuration for a bdwgc program (read under the default
+/// floating-point environment: the program may trap exceptions, and
+/// ratios are doubles).
 pub fn config() -> Config {
+    mosaic::with_default_float_env(read_config)
+}
+
+fn read_config() -> Config {
     let mut c = Config {
         // bdwgc's heap is bounded only by memory (and GC_MAXIMUM_HEAP_SIZE).
         max_heap: (physical_memory() / 2).clamp(1 << 30, 64 << 30),
@@ -300,12 +306,13 @@ fn on_event(e: &GcEvent) {
                 // Straight to stderr, as bdwgc logs: the program's warn
                 // procedure might call `malloc`, and the world is stopped.
                 // A failed write (a closed stderr) is ignored, as bdwgc does.
+                let ms =
+                    mosaic::with_default_float_env(|| format!("{:.3}", pause.as_secs_f64() * 1e3));
                 let _ = writeln!(
                     std::io::stderr(),
-                    "mosaic-gc: collection #{number}: {} KiB live, heap {} KiB, pause {:.3} ms",
+                    "mosaic-gc: collection #{number}: {} KiB live, heap {} KiB, pause {ms} ms",
                     live_bytes >> 10,
                     heap_bytes >> 10,
-                    pause.as_secs_f64() * 1e3
                 );
             }
         }

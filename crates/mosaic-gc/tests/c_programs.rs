@@ -310,3 +310,37 @@ fn fibers_move_stack_bottoms_and_allocate_during_a_collection() {
     // the handles (where the stacks were scanned before it could move them).
     all_ok(&run_c_with("fibers", &[("GC_MARKERS", "1")]), 6);
 }
+
+/// A program running with every floating-point exception unmasked (ECL
+/// traps three by default) allocates and collects without a SIGFPE from
+/// the collector's arithmetic, and finds its threads' traps and flags as
+/// it left them; also with the traps enabled before `GC_INIT` (GC threads
+/// then start with them), with background sweeping, generations and
+/// `GC_PRINT_STATS`.
+#[test]
+fn programs_that_trap_floating_point_exceptions() {
+    if header_missing() {
+        return;
+    }
+    let link = ["-lgc", "-lm"];
+    all_ok(&run_c_linked("fp_traps", &link, &[]), 4);
+    let configs: [&[(&str, &str)]; 3] = [
+        &[("MOSAIC_BACKGROUND_SWEEP", "1")],
+        &[("GC_ENABLE_INCREMENTAL", "1")],
+        &[("GC_PRINT_STATS", "1"), ("MOSAIC_PARALLEL_MIN_LIVE", "0")],
+    ];
+    for env in configs {
+        let (out, _) = run_c_output("fp_traps", &link, env);
+        all_ok(&out, 4);
+    }
+    // Traps on before GC_INIT: a program argument.
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fp_traps");
+    let out = Command::new("timeout")
+        .args(["120".as_ref(), exe.as_os_str(), "early".as_ref()])
+        .env("LD_LIBRARY_PATH", lib_dir())
+        .env("MOSAIC_BACKGROUND_SWEEP", "1")
+        .output()
+        .expect("the program runs");
+    assert!(out.status.success(), "fp_traps early: {}", out.status);
+    all_ok(&String::from_utf8_lossy(&out.stdout), 4);
+}

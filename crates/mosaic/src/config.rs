@@ -236,6 +236,11 @@ impl Config {
     /// Overrides fields from `MOSAIC_*` environment variables. Warns once
     /// per process about `MOSAIC_*` variables it does not know.
     pub fn with_env(self) -> Result<Config, Error> {
+        // (Parsing ratios computes with doubles: `os/float_env.rs`.)
+        crate::os::with_default_float_env(|| self.read_env())
+    }
+
+    fn read_env(self) -> Result<Config, Error> {
         static WARNED: std::sync::Once = std::sync::Once::new();
         WARNED.call_once(|| {
             let names = std::env::vars_os().filter_map(|(k, _)| k.into_string().ok());

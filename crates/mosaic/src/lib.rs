@@ -63,6 +63,7 @@ pub use embedder::{Embedder, MutatorInfo, Tracer};
 pub use error::Error;
 pub use flags::AllocFlags;
 pub use object::ObjRef;
+pub use os::with_default_float_env;
 pub use pool::Decision;
 pub use space::{LargeStats, PageResourceKind, PAGE_SIZE};
 

@@ -285,6 +285,13 @@ fn mib(b: usize) -> f64 {
 
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // (Called by programs that may trap floating-point exceptions.)
+        crate::os::with_default_float_env(|| self.write_to(f))
+    }
+}
+
+impl Stats {
+    fn write_to(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "mosaic: {} GCs, pause p50 {:.3?} p99 {:.3?} max {:.3?}, mark {:.3?}, sweep {:.3?} (longest step {:.3?}), \

@@ -172,7 +172,10 @@ impl<E: Embedder> HeapCore<E> {
     /// After a pause, with the world running: starts background sweeping
     /// if it is on, some pool has unswept pages and a CPU is left idle.
     pub fn kick_background_sweep(&self) {
-        if self.config.background_sweep && self.has_unswept() && self.sizer.leaves_a_cpu_idle() {
+        if self.config.background_sweep
+            && self.has_unswept()
+            && crate::os::with_default_float_env(|| self.sizer.leaves_a_cpu_idle())
+        {
             self.workers.kick_background();
         }
     }

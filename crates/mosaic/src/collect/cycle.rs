@@ -156,38 +156,42 @@ fn pause<E: Embedder>(
         .last_marked
         .store(marked.objects as u64, Relaxed);
     let old_target = core.sizer.target();
-    let decision = if minor {
-        // The old generation grew by what the minor collection kept; the
-        // target stays.
-        let live = core.generations.after_minor(&MinorSample {
-            promoted: marked.bytes as u64,
-            promoted_objects: marked.objects as u64,
-            allocated: core.sizer.allocated(),
-            target: old_target,
-            pause: work_start.elapsed().saturating_sub(verify_time),
-        });
-        core.sizer.after_minor(
-            live,
-            cpu_at_start,
-            crate::os::process_cpu_time(),
-            wall_at_start.elapsed(),
-        )
-    } else {
-        core.generations.after_full(
-            marked.bytes as u64,
-            marked.objects as u64,
-            work_start.elapsed().saturating_sub(verify_time),
-        );
-        core.sizer.after_collection(&CollectionSample {
-            live_bytes: marked.bytes as u64,
-            finalization_bytes: marked.finalization_bytes as u64,
-            cpu_at_start,
-            cpu_at_end: crate::os::process_cpu_time(),
-            sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),
-            wall_at_start,
-            wall_at_end: Instant::now(),
-        })
-    };
+    // (The policies compute with doubles: under the default floating-point
+    // environment, whatever traps the program runs with; `os/float_env.rs`.)
+    let decision = crate::os::with_default_float_env(|| {
+        if minor {
+            // The old generation grew by what the minor collection kept; the
+            // target stays.
+            let live = core.generations.after_minor(&MinorSample {
+                promoted: marked.bytes as u64,
+                promoted_objects: marked.objects as u64,
+                allocated: core.sizer.allocated(),
+                target: old_target,
+                pause: work_start.elapsed().saturating_sub(verify_time),
+            });
+            core.sizer.after_minor(
+                live,
+                cpu_at_start,
+                crate::os::process_cpu_time(),
+                wall_at_start.elapsed(),
+            )
+        } else {
+            core.generations.after_full(
+                marked.bytes as u64,
+                marked.objects as u64,
+                work_start.elapsed().saturating_sub(verify_time),
+            );
+            core.sizer.after_collection(&CollectionSample {
+                live_bytes: marked.bytes as u64,
+                finalization_bytes: marked.finalization_bytes as u64,
+                cpu_at_start,
+                cpu_at_end: crate::os::process_cpu_time(),
+                sweep_total: Duration::from_nanos(core.counters.lazy_sweep_ns.load(Relaxed)),
+                wall_at_start,
+                wall_at_end: Instant::now(),
+            })
+        }
+    });
     core.counters
         .last_marked_bytes
         .store(decision.live_bytes, Relaxed);

@@ -7,7 +7,10 @@
 //! [`current_cpu`] and [`step_off_cpu`] (a GC thread moving off the CPU of
 //! the thread that woke it) and
 //! [`SoftDirty`] (the pages written since a point in time) and
-//! [`SignalsHeld`] (asynchronous signals held off on a thread for a scope).
+//! [`SignalsHeld`] (asynchronous signals held off on a thread for a scope)
+//! and [`with_default_float_env`] / [`reset_float_env`] (the collector's
+//! arithmetic under the default floating-point environment, whatever
+//! traps the program enabled).
 //!
 //! Invariant: memory inside a reservation is readable and writable for the
 //! whole life of the reservation; decommitting never changes protection, it
@@ -17,6 +20,7 @@
 
 mod cpu;
 mod dirty;
+mod float_env;
 mod rss;
 mod signals;
 pub mod stack;
@@ -24,6 +28,7 @@ mod vm;
 
 pub use cpu::{current_cpu, process_cpu_time, step_off_cpu};
 pub use dirty::{SoftDirty, OS_PAGE};
+pub use float_env::{reset_float_env, with_default_float_env};
 pub use rss::rss_bytes;
 pub use signals::SignalsHeld;
 pub use vm::Reservation;

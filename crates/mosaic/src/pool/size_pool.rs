@@ -315,7 +315,7 @@ impl SizePool {
             slots_per_page: self.slots_per_page,
             budget: st.budget,
         };
-        (st.budget, st.decision) = decide(policy, &sample);
+        (st.budget, st.decision) = crate::os::with_default_float_env(|| decide(policy, &sample));
         st.c.last_live = st.cycle_live;
         st.c.last_free = st.cycle_free;
         true

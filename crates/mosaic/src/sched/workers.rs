@@ -194,7 +194,12 @@ impl Workers {
             let shared = workers.shared.clone();
             let t = std::thread::Builder::new()
                 .name(format!("mosaic-gc-{i}"))
-                .spawn(move || worker_loop(&shared, i))?;
+                .spawn(move || {
+                    // Not the traps of the thread that made the heap
+                    // (`os/float_env.rs`).
+                    crate::os::reset_float_env();
+                    worker_loop(&shared, i)
+                })?;
             workers.threads.push(t);
         }
         Ok(workers)

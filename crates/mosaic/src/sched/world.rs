@@ -446,10 +446,10 @@ impl World {
     fn warn_stall(&self, s: &State, collector: MutatorId, waited: Duration) {
         self.stall_warnings.fetch_add(1, Ordering::Relaxed);
         let me = s.mutators.get(&collector).map_or("?", |i| &i.thread);
+        let secs = crate::os::with_default_float_env(|| format!("{:.1}", waited.as_secs_f64()));
         let mut msg = format!(
-            "mosaic: a collection requested by mutator #{collector} on thread {me} has waited {:.1} s \
-             for mutators to reach a safepoint:",
-            waited.as_secs_f64()
+            "mosaic: a collection requested by mutator #{collector} on thread {me} has waited {secs} s \
+             for mutators to reach a safepoint:"
         );
         for (id, info) in &s.mutators {
             if *id != collector && info.status == Status::Running {
