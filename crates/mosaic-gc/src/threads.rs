@@ -238,11 +238,42 @@ impl Drop for InGc {
     }
 }
 
+/// The calling thread's `errno` as it was when made, put back when
+/// dropped if it changed. The collector's waits (futexes, its locks'
+/// parking) leave EAGAIN or ETIMEDOUT behind; bdwgc's calls leave `errno`
+/// alone when they succeed, and programs read it after an allocation
+/// (`read` failed, a message is built, then `strerror(errno)`).
+pub struct ErrnoKept(libc::c_int);
+
+impl ErrnoKept {
+    #[inline(always)]
+    pub fn new() -> Self {
+        // SAFETY: errno is the calling thread's; the location is valid for
+        // the thread's life.
+        ErrnoKept(unsafe { *libc::__errno_location() })
+    }
+}
+
+impl Drop for ErrnoKept {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: the calling thread's errno (the guard lives in one
+        // call's frame, so this is the thread that made it).
+        unsafe {
+            let e = libc::__errno_location();
+            if *e != self.0 {
+                *e = self.0;
+            }
+        }
+    }
+}
+
 /// Runs `f` with the calling thread's mutator (registering the thread if
 /// needed), signals deferred; then stops at the safepoint if a collection
-/// waits for this thread.
+/// waits for this thread. `errno` comes back as it was.
 #[inline(always)]
 pub fn with_mutator<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
+    let _errno = ErrnoKept::new();
     let l = local();
     let mut ts = l.cur.get();
     if ts.is_null() {
@@ -278,6 +309,7 @@ pub fn with_mutator<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
 /// `GC_call_with_alloc_lock` and updates its stack pointer after it), and
 /// no collection may see the change half done.
 pub fn with_mutator_no_stop<R>(f: impl FnOnce(&mut GcMutator) -> R) -> R {
+    let _errno = ErrnoKept::new();
     let l = local();
     if l.cur.get().is_null() {
         register_current();
@@ -309,6 +341,7 @@ unsafe fn mutator_of<'a>(ts: *mut ThreadState) -> &'a mut GcMutator {
 pub fn poll_current() {
     let ts = local().cur.get();
     if !ts.is_null() {
+        let _errno = ErrnoKept::new();
         poll(ts);
     }
 }

@@ -344,3 +344,18 @@ fn programs_that_trap_floating_point_exceptions() {
     assert!(out.status.success(), "fp_traps early: {}", out.status);
     all_ok(&String::from_utf8_lossy(&out.stdout), 4);
 }
+
+/// Allocation and collection calls that succeed leave `errno` as the
+/// program set it (the collector's futex waits left EAGAIN / ETIMEDOUT in
+/// about 1 of 10,000 allocations of two contending threads).
+#[test]
+fn calls_that_succeed_leave_errno_alone() {
+    if header_missing() {
+        return;
+    }
+    all_ok(&run_c("errno_kept"), 2);
+    all_ok(
+        &run_c_with("errno_kept", &[("MOSAIC_BACKGROUND_SWEEP", "1")]),
+        2,
+    );
+}
