@@ -8,7 +8,10 @@
 //! order, a disclaim procedure sees an object a weak map revived,
 //! `GC_malloc_many`'s lists are whole and kept by their heads, the
 //! library loaded with `dlopen` works, and fibers work as runtimes built on
-//! bdwgc run them (stack bottoms moved, allocation inside a collection). (bdwgc's own
+//! bdwgc run them (stack bottoms moved, allocation inside a collection), a
+//! program with every floating-point trap on neither traps in the
+//! collector nor finds a flag it raised, and calls that succeed leave
+//! `errno` alone. (bdwgc's own
 //! tests, w3m and other packaged programs run in `scripts/dropin/run-tests.sh`.)
 //!
 //! Without the header the tests say so and pass (`.ci/run` installs it).
