@@ -245,7 +245,13 @@ impl GcCounters {
         self.minor_pauses.lock().saturating_record(nanos(d).max(1));
     }
 
+    /// (Quantiles are doubles: under the default floating-point
+    /// environment, `os/float_env.rs`.)
     pub fn distribution(h: &Mutex<Histogram<u64>>) -> Distribution {
+        crate::os::with_default_float_env(|| Self::distribution_of(h))
+    }
+
+    fn distribution_of(h: &Mutex<Histogram<u64>>) -> Distribution {
         let h = h.lock();
         if h.is_empty() {
             return Distribution::default();

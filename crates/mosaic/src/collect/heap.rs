@@ -143,7 +143,13 @@ pub const PARALLEL_MIN_MARK: Duration = Duration::from_micros(500);
 const TRIM_PAGES_PER_STEP: usize = 4;
 
 impl<E: Embedder> HeapCore<E> {
+    /// (Under the default floating-point environment: the histograms'
+    /// bounds and the sizer's figures are doubles, `os/float_env.rs`.)
     pub fn new(config: Config, embedder: E) -> Result<Self, Error> {
+        crate::os::with_default_float_env(|| Self::build(config, embedder))
+    }
+
+    fn build(config: Config, embedder: E) -> Result<Self, Error> {
         config.validate()?;
         let classes = config.classes().map_err(Error::Config)?;
         let policy = config.growth_policy();

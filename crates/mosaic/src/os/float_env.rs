@@ -52,25 +52,21 @@ fn write_mxcsr(v: u32) {
     // so it cannot fault). No memory option: the compiler keeps memory
     // accesses on their side of it.
     unsafe {
-        std::arch::asm!("ldmxcsr [{}]", in(reg) &v, options(nostack, preserves_flags, readonly));
+        std::arch::asm!("ldmxcsr [{}]", in(reg) &v, options(nostack, preserves_flags));
     }
 }
 
 /// Runs `f` under the default floating-point environment, then restores
-/// the caller's (exception flags included).
+/// the caller's (exception flags included), also when `f` panics.
 #[inline]
 pub fn with_default_float_env<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
-        let saved = read_mxcsr();
-        if saved != DEFAULT_MXCSR {
+        let saved = Restore(read_mxcsr());
+        if saved.0 != DEFAULT_MXCSR {
             write_mxcsr(DEFAULT_MXCSR);
         }
-        let r = run_apart(f);
-        if read_mxcsr() != saved {
-            write_mxcsr(saved);
-        }
-        r
+        run_apart(f)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -78,9 +74,26 @@ pub fn with_default_float_env<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// The caller's MXCSR, put back when dropped if it changed.
+#[cfg(target_arch = "x86_64")]
+struct Restore(u32);
+
+#[cfg(target_arch = "x86_64")]
+impl Drop for Restore {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if read_mxcsr() != self.0 {
+            write_mxcsr(self.0);
+        }
+    }
+}
+
 /// Runs `f` in a call of its own whose result is materialised before the
-/// call returns, so that the compiler moves none of `f`'s arithmetic to
-/// either side of the environment switches around it.
+/// call returns. The compiler assumes the default environment and could
+/// move arithmetic across an `asm!` block; a call it may not inline, with
+/// a result passed through `black_box` (best effort by its documentation,
+/// and honoured by rustc today), keeps `f`'s arithmetic between the two
+/// switches.
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
 fn run_apart<R>(f: impl FnOnce() -> R) -> R {
