@@ -95,10 +95,16 @@ pub unsafe extern "C" fn GC_call_with_alloc_lock(f: FnType, data: *mut c_void) -
     let Some(f) = f else {
         return std::ptr::null_mut();
     };
-    threads::with_mutator_no_stop(|_| {
+    // As bdwgc's, the call returns with the errno `f` left.
+    let mut errno = threads::ErrnoKept::new();
+    let r = threads::with_mutator_no_stop(|_| {
         // SAFETY: the program's function with its argument.
-        unsafe { f(data) }
-    })
+        let r = unsafe { f(data) };
+        errno.keep_current();
+        r
+    });
+    drop(errno);
+    r
 }
 
 /// `GC_alloc_lock` / `GC_alloc_unlock`: the same exclusion as a pair.

@@ -252,6 +252,14 @@ impl ErrnoKept {
         // the thread's life.
         ErrnoKept(unsafe { *libc::__errno_location() })
     }
+
+    /// Puts `errno` back to what the program's own code left (a callback
+    /// run inside the guard) instead of its value before.
+    #[inline(always)]
+    pub fn keep_current(&mut self) {
+        // SAFETY: as in `new`.
+        self.0 = unsafe { *libc::__errno_location() };
+    }
 }
 
 impl Drop for ErrnoKept {
@@ -367,6 +375,7 @@ fn poll(ts: *mut ThreadState) {
 /// at the safepoint if a collection waited meanwhile. For entry points
 /// that do not need the thread's mutator.
 pub fn guarded<R>(f: impl FnOnce() -> R) -> R {
+    let _errno = ErrnoKept::new();
     let r = {
         let _g = InGc::enter();
         f()
@@ -406,6 +415,7 @@ pub fn is_registered() -> bool {
 
 #[cold]
 fn register_current() -> *mut ThreadState {
+    let _errno = ErrnoKept::new();
     let heap = heap();
     // Creating the heap registers its creator: this thread, maybe.
     let p = local().cur.get();
@@ -470,6 +480,7 @@ fn mosaic_thread_name() -> String {
 
 /// Unregisters the calling thread; whether it was registered.
 pub fn unregister_current() -> bool {
+    let _errno = ErrnoKept::new();
     let ts = local().cur.get();
     if ts.is_null() {
         return false;
@@ -530,6 +541,8 @@ pub fn do_blocking(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
         suspend.set_blocking(true);
     }
     let r = client_code(f);
+    // The program's errno from `f` (a system call's) is what it reads next.
+    let _errno = ErrnoKept::new();
     if entered {
         // A thread suspended while it blocked stops here, still detached;
         // the flag is cleared only when no suspension is asked for (a
@@ -583,6 +596,7 @@ pub fn with_gc_active(f: impl FnOnce() -> *mut c_void) -> *mut c_void {
         let _ = unsafe { mutator_of(ts) }.leave_blocking();
     }
     let r = client_code(f);
+    let _errno = ErrnoKept::new();
     if blocking {
         {
             let _g = InGc::enter();
@@ -742,6 +756,7 @@ pub unsafe extern "C" fn GC_pthread_create(
     f: extern "C" fn(*mut c_void) -> *mut c_void,
     arg: *mut c_void,
 ) -> c_int {
+    let _errno = ErrnoKept::new();
     heap();
     // Until the new thread registers, only this library holds `arg`.
     guarded(|| crate::roots::starting(arg as usize));
