@@ -192,6 +192,16 @@ impl LocalAllocator {
         self.locals().run_bytes
     }
 
+    /// The bytes of this allocator's current runs not handed out yet
+    /// (a detached run's slot is not counted: it was counted before).
+    pub fn unused_run_bytes(&mut self, table: &PageTable) -> u64 {
+        self.pools()
+            .iter()
+            .filter(|lp| lp.cursor < lp.limit && !detached(lp, table))
+            .map(|lp| (lp.limit - lp.cursor) as u64)
+            .sum()
+    }
+
     /// Takes the bytes reserved in runs, to count them against the heap's
     /// allowance.
     #[inline]

@@ -134,13 +134,31 @@ impl<E: Embedder> Mutator<E> {
 
     /// Reports the bytes allocated to the heap's allowance when enough
     /// have gathered; returns whether a collection is due.
+    ///
+    /// A run counts whole when it is taken. With many size classes in use
+    /// and a small allowance, the unused rest of this thread's runs can be
+    /// most of what counts (a C program allocating objects of 50 sizes on
+    /// a 256 KiB heap collected after about 70 allocations, 7× as often as
+    /// bdwgc): a collection is due only if it still is without them.
     #[inline]
     fn report_and_due(&mut self) -> bool {
         let core = &self.heap.core;
         if self.local.pending_bytes() >= REPORT_BYTES {
             core.sizer.add(self.local.take_bytes());
         }
-        core.sizer.due()
+        core.sizer.due() && self.due_without_unused_runs()
+    }
+
+    /// [`HeapSizer::due`] without this thread's reserved, unused run
+    /// bytes (those not yet reported are not counted there either).
+    #[cold]
+    fn due_without_unused_runs(&mut self) -> bool {
+        let table = &self.heap.core.table;
+        let credit = self
+            .local
+            .unused_run_bytes(table)
+            .saturating_sub(self.local.pending_bytes());
+        self.heap.core.sizer.due_with_credit(credit)
     }
 
     /// The next run of context `ctx` (class `class`): from its current

@@ -238,6 +238,13 @@ impl HeapSizer {
         self.allocated.load(Relaxed) >= self.allowance.load(Relaxed)
     }
 
+    /// [`HeapSizer::due`] with `credit` bytes counted as allocated taken
+    /// off: the reserved, unused rest of the caller's runs.
+    #[inline]
+    pub fn due_with_credit(&self, credit: u64) -> bool {
+        self.allocated.load(Relaxed).saturating_sub(credit) >= self.allowance.load(Relaxed)
+    }
+
     /// Whether allocating `bytes` more would pass the allowance (a large
     /// object is checked before it is allocated).
     #[inline]
