@@ -325,10 +325,10 @@ impl LocalAllocator {
         lp.limit = addr + lp.slot_size;
     }
 
-    /// Takes the next free run of the current page of context `ctx`.
-    /// Returns false when the page has none left (the page is then no
-    /// longer current).
-    pub fn next_run(&mut self, table: &PageTable, ctx: usize) -> bool {
+    /// Takes the next free run of the current page of context `ctx`, of
+    /// at most `max_run` bytes (at least one slot). Returns false when the
+    /// page has none left (the page is then no longer current).
+    pub fn next_run(&mut self, table: &PageTable, ctx: usize, max_run: usize) -> bool {
         let single = self.single_slot_runs;
         let generational = self.generational;
         let kind = ctx / MAX_CLASSES;
@@ -349,11 +349,12 @@ impl LocalAllocator {
             first + 1
         } else {
             let end = d.alloc.find(first, n, true).unwrap_or(n);
-            if first == 0 {
-                end.min((MAX_RUN_BYTES / lp.slot_size).max(1))
+            let most = if first == 0 {
+                max_run.min(MAX_RUN_BYTES)
             } else {
-                end
-            }
+                max_run
+            };
+            end.min(first + (most / lp.slot_size).max(1))
         };
         d.alloc.set_range(first, end);
         let base = table.page_addr(lp.page);

@@ -168,7 +168,7 @@ impl<E: Embedder> Mutator<E> {
     /// two locked instructions: about 2% of a GCBench run).
     fn next_run_or_page(&mut self, class: usize, ctx: usize) -> Step {
         let core = &self.heap.core;
-        if self.local.next_run(&core.table, ctx) {
+        if self.local.next_run(&core.table, ctx, core.sizer.max_run()) {
             return Step::Run;
         }
         let pool = &core.pools[class];

@@ -77,6 +77,9 @@ use crate::config::HeapPolicy;
 /// Smallest allowance a collection grants (bytes).
 pub const MIN_ALLOWANCE: u64 = 256 << 10;
 
+/// The smallest run cap ([`HeapSizer::max_run`]).
+pub const MIN_RUN_CAP: u64 = 4 << 10;
+
 /// Weight of the newest sample in the adaptive policy's smoothed rates.
 pub const SMOOTHING: f64 = 0.5;
 
@@ -236,6 +239,18 @@ impl HeapSizer {
     #[inline]
     pub fn due(&self) -> bool {
         self.allocated.load(Relaxed) >= self.allowance.load(Relaxed)
+    }
+
+    /// The most bytes one run may take now: a 64th of the allowance, at
+    /// least [`MIN_RUN_CAP`]. Runs count whole when they are taken, and a
+    /// thread counts only its own runs' unused rest off (see
+    /// `Mutator::report_and_due`): on a small heap, other threads' runs of
+    /// many size classes would use up the allowance with bytes nobody
+    /// allocated (two threads, 50 classes, 256 KiB: four times bdwgc's
+    /// collections). On a heap of 4 MiB or more no run is capped.
+    #[inline]
+    pub fn max_run(&self) -> usize {
+        (self.allowance.load(Relaxed) / 64).max(MIN_RUN_CAP) as usize
     }
 
     /// [`HeapSizer::due`] with `credit` bytes counted as allocated taken
