@@ -83,7 +83,7 @@ fn with_extra_byte(n: usize) -> usize {
 /// Allocates `n` bytes of `kind`; on failure, the program's OOM function
 /// decides (bdwgc's `GC_oom_fn`: NULL by default).
 pub fn alloc(n: usize, kind: Kind) -> *mut c_void {
-    let _errno = crate::threads::ErrnoKept::new();
+    let _errno = crate::errno::ErrnoKept::new();
     if crate::mark::marking() {
         return in_pause(n, kind);
     }
@@ -126,7 +126,7 @@ fn alloc_builtin<const ATOMIC: bool>(n: usize) -> *mut c_void {
 #[cold]
 #[inline(never)]
 fn alloc_builtin_slow<const ATOMIC: bool>(n: usize, p: *mut c_void) -> *mut c_void {
-    let _errno = crate::threads::ErrnoKept::new();
+    let _errno = crate::errno::ErrnoKept::new();
     let kind = if ATOMIC { Kind::Atomic } else { Kind::Normal };
     if p.is_null() && crate::mark::marking() {
         return in_pause(n, kind);

@@ -71,7 +71,7 @@ pub fn run_start_callback() {
 
 #[no_mangle]
 pub extern "C" fn GC_init() {
-    let _errno = crate::threads::ErrnoKept::new();
+    let _errno = crate::errno::ErrnoKept::new();
     data::init();
     // The heap's creator sets `GC_stackbottom` (`threads::set_main`).
     heap();

@@ -112,6 +112,7 @@ static CONFIGURE_ALLOCATOR: extern "C" fn() = configure_allocator;
 mod data;
 mod debug;
 mod disclaim;
+mod errno;
 mod events;
 mod finalize;
 mod heap;

@@ -96,7 +96,7 @@ pub unsafe extern "C" fn GC_call_with_alloc_lock(f: FnType, data: *mut c_void) -
         return std::ptr::null_mut();
     };
     // As bdwgc's, the call returns with the errno `f` left.
-    let mut errno = threads::ErrnoKept::new();
+    let mut errno = crate::errno::ErrnoKept::new();
     let r = threads::with_mutator_no_stop(|_| {
         // SAFETY: the program's function with its argument.
         let r = unsafe { f(data) };
