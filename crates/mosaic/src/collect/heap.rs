@@ -122,6 +122,18 @@ pub enum TrimAfterPause {
 /// (`update_commit_level`).
 const COMMIT_LEVEL_FALL: (usize, usize) = (7, 8);
 
+/// The most pages per target byte (in 1/1024ths) that
+/// [`HeapCore::note_peak_pages`] records.
+const MAX_PAGE_RATIO: usize = 64 * 1024;
+
+/// The most pages per target byte (in 1/1024ths) that the room of a heap
+/// target counts beyond [`SMALL_ROOM`] (`HeapCore::room_pages`).
+const BOUNDED_PAGE_RATIO: usize = 4 * 1024;
+
+/// The room (bytes) up to which a heap target's pages count at the ratio
+/// the last cycle reached, however high (`HeapCore::room_pages`).
+const SMALL_ROOM: usize = 2 << 20;
+
 /// Pages decommitted per hold of the page resource's lock after a pause:
 /// mutators that need a clean span meanwhile wait for at most this many
 /// (each run of neighbours is one `madvise`).
@@ -371,7 +383,7 @@ impl<E: Embedder> HeapCore<E> {
         self.pause_pages[1].store(previous, Relaxed);
         let pages = in_use * PAGE_SIZE;
         let target = (self.sizer.target() as usize).max(PAGE_SIZE);
-        let ratio = (pages / (target / 1024).max(1)).clamp(1024, 4096);
+        let ratio = (pages / (target / 1024).max(1)).clamp(1024, MAX_PAGE_RATIO);
         self.page_ratio.store(ratio, Relaxed);
     }
 
@@ -432,7 +444,7 @@ impl<E: Embedder> HeapCore<E> {
 
     /// The pages the heap target takes: its bytes scaled by the ratio of
     /// pages in use to target bytes that the last cycle reached before its
-    /// collection (at most 4), since the next cycle fills pages the same
+    /// collection (from 1 up), since the next cycle fills pages the same
     /// way (the target counts object bytes, while pages in use also hold
     /// their slots' fragmentation: partly filled pages of many classes).
     /// Without the ratio a heap whose pages outgrew its byte target
@@ -440,10 +452,20 @@ impl<E: Embedder> HeapCore<E> {
     /// once (Guile compiling on the drop-in: 57,000 page faults instead of
     /// 7,600). A heap whose live set falls still shrinks at once: the
     /// ratio scales the new, lower target.
+    ///
+    /// The ratio counts at most 4 beyond a room of [`SMALL_ROOM`]: a small
+    /// heap of many size classes holds a page per class however few bytes
+    /// each takes between collections (`size_classes.c` on the drop-in: 19
+    /// pages for a 256 KiB target), and trimming the pages beyond 4× the
+    /// target decommitted two or three pages every collection that the
+    /// next cycle faulted in again (4,500 `madvise` calls in 1,714
+    /// collections, page faults and TLB shootdowns a quarter of the run).
     fn room_pages(&self) -> usize {
-        let bytes = self.sizer.target() as usize;
+        let kib = self.sizer.target() as usize / 1024;
         let ratio = self.page_ratio.load(Relaxed);
-        bytes / 1024 * ratio / PAGE_SIZE
+        let room = kib * ratio / PAGE_SIZE;
+        let bounded = kib * ratio.min(BOUNDED_PAGE_RATIO) / PAGE_SIZE;
+        room.min(bounded.max(SMALL_ROOM / PAGE_SIZE))
     }
 
     /// Sets the commit level from the room the new target takes, at the
