@@ -375,13 +375,18 @@ impl<E: Embedder> HeapCore<E> {
     }
 
     /// Notes how many pages the ending cycle's target took (at the start
-    /// of a pause, before the sweep frees any), and the pages in use at
-    /// this pause's start beside the previous pause's (`is_small`).
+    /// of a pause, before the sweep frees any: the most pages in use at
+    /// once since the last pause), and the pages in use at this pause's
+    /// start beside the previous pause's (`is_small`). The most, not those
+    /// in use now: with two threads, pages that lazy sweeps gave back and
+    /// took again left 9–27 in use at the pauses of a cycle that needed 36
+    /// (`size_classes.c 2`), and the pages above the low figures were
+    /// decommitted and faulted back in every cycle.
     pub fn note_peak_pages(&self) {
         let in_use = self.resource.in_use_pages();
         let previous = self.pause_pages[0].swap(in_use, Relaxed);
         self.pause_pages[1].store(previous, Relaxed);
-        let pages = in_use * PAGE_SIZE;
+        let pages = self.resource.take_peak_in_use() * PAGE_SIZE;
         let target = (self.sizer.target() as usize).max(PAGE_SIZE);
         let ratio = (pages / (target / 1024).max(1)).clamp(1024, MAX_PAGE_RATIO);
         self.page_ratio.store(ratio, Relaxed);

@@ -64,6 +64,9 @@ pub struct PageResource {
     /// Free pages decommitted so far (large objects' spans not counted).
     trimmed: AtomicUsize,
     in_use: AtomicUsize,
+    /// Most pages in use at once since [`PageResource::take_peak_in_use`]
+    /// last looked.
+    peak_in_use: AtomicUsize,
     /// Most pages in use at once: at most `reserved_pages`, lowered or
     /// raised by [`PageResource::set_max_pages`].
     max_pages: AtomicUsize,
@@ -188,6 +191,7 @@ impl PageResource {
             committed: AtomicUsize::new(0),
             trimmed: AtomicUsize::new(0),
             in_use: AtomicUsize::new(0),
+            peak_in_use: AtomicUsize::new(0),
             max_pages: AtomicUsize::new(max_pages.min(table.npages())),
             reserved_pages: max_pages.min(table.npages()),
             high_water: AtomicUsize::new(0),
@@ -200,9 +204,23 @@ impl PageResource {
     /// fail.
     fn reserve(&self, n: usize) -> bool {
         let max = self.max_pages.load(Relaxed);
-        self.in_use
+        match self
+            .in_use
             .fetch_update(Relaxed, Relaxed, |u| u.checked_add(n).filter(|&t| t <= max))
-            .is_ok()
+        {
+            Ok(before) => {
+                self.peak_in_use.fetch_max(before + n, Relaxed);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The most pages in use at once since the last call (or creation),
+    /// and starts again from the pages in use now.
+    pub fn take_peak_in_use(&self) -> usize {
+        let now = self.in_use.load(Relaxed);
+        self.peak_in_use.swap(now, Relaxed).max(now)
     }
 
     /// Takes one free page: a dirty one if any, else the lowest clean one.
@@ -473,6 +491,26 @@ mod loom_shim {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_peak_in_use_counts_pages_given_back_and_taken_again() {
+        let t = PageTable::new(16).unwrap();
+        let r = PageResource::new(&t, 16);
+        let pages: Vec<_> = (0..5).map(|_| r.acquire_page(&t).unwrap()).collect();
+        let mut buf = ReleaseBuffer::default();
+        for &p in &pages[..4] {
+            buf.release(&r, p);
+        }
+        buf.flush(&r);
+        assert_eq!(r.acquire_page(&t), Some(pages[0]));
+        assert_eq!(r.in_use_pages(), 2);
+        assert_eq!(r.take_peak_in_use(), 5, "the most since creation");
+        assert_eq!(r.take_peak_in_use(), 2, "from the pages in use then");
+        let span = r.acquire_span(&t, 3).unwrap();
+        r.release_span_clean(&t, span, 3);
+        assert!(r.acquire_span(&t, 16).is_none(), "refused: not counted");
+        assert_eq!(r.take_peak_in_use(), 5);
+    }
 
     #[test]
     fn pages_cycle_through_dirty_queue_and_clean_spans() {
