@@ -122,10 +122,6 @@ pub enum TrimAfterPause {
 /// (`update_commit_level`).
 const COMMIT_LEVEL_FALL: (usize, usize) = (7, 8);
 
-/// The most pages per target byte (in 1/1024ths) that
-/// [`HeapCore::note_peak_pages`] records.
-const MAX_PAGE_RATIO: usize = 64 * 1024;
-
 /// The most pages per target byte (in 1/1024ths) that the room of a heap
 /// target counts beyond [`SMALL_ROOM`] (`HeapCore::room_pages`).
 const BOUNDED_PAGE_RATIO: usize = 4 * 1024;
@@ -388,7 +384,8 @@ impl<E: Embedder> HeapCore<E> {
         self.pause_pages[1].store(previous, Relaxed);
         let pages = self.resource.take_peak_in_use() * PAGE_SIZE;
         let target = (self.sizer.target() as usize).max(PAGE_SIZE);
-        let ratio = (pages / (target / 1024).max(1)).clamp(1024, MAX_PAGE_RATIO);
+        // (No upper bound: `room_pages` bounds what it counts.)
+        let ratio = (pages / (target / 1024).max(1)).max(1024);
         self.page_ratio.store(ratio, Relaxed);
     }
 
