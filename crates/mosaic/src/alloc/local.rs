@@ -372,6 +372,14 @@ impl LocalAllocator {
             }
             if !d.zeroed() {
                 table.zero(start, len);
+            } else {
+                // A page marked zeroed has every free slot cleared: whoever
+                // wrote into this run since (a free slot) broke it.
+                debug_assert!(
+                    table.is_zero(start, len),
+                    "a run of a page marked zeroed holds old bytes (page {}, slots {first}..{end})",
+                    lp.page
+                );
             }
         }
         d.note_young();
@@ -497,4 +505,41 @@ fn flush(locals: &mut Locals, table: &PageTable, pools: &[SizePool]) -> u64 {
         report(lp, pool);
     }
     std::mem::take(&mut locals.run_bytes).saturating_sub(unused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page of 32-byte slots as pool 0's (context 0: zeroed runs) current
+    /// page, its slot 3 holding a free tag (old, non-zero bytes).
+    fn page_with_old_bytes(zeroed: bool) -> (PageTable, LocalAllocator) {
+        let t = PageTable::new(1).unwrap();
+        let d = t.desc(0);
+        d.init_small(0, 32);
+        d.set_zeroed(zeroed);
+        t.tag_freed(t.page_addr(0) + 3 * 32);
+        let mut local = LocalAllocator::new(&[32], false, false);
+        local.set_page(0, 0);
+        (t, local)
+    }
+
+    #[test]
+    fn a_run_of_a_page_not_known_zeroed_is_cleared() {
+        let (t, mut local) = page_with_old_bytes(false);
+        assert!(!t.is_zero(t.page_addr(0), 4 * 32));
+        assert!(local.next_run(&t, 0, usize::MAX));
+        let lp = &local.locals().pools[0];
+        assert_eq!(lp.cursor, t.page_addr(0));
+        assert!(lp.limit - lp.cursor >= 4 * 32);
+        assert!(t.is_zero(lp.cursor, lp.limit - lp.cursor));
+    }
+
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "a run of a page marked zeroed holds old bytes")]
+    fn a_page_marked_zeroed_with_old_bytes_in_a_free_slot_is_caught() {
+        let (t, mut local) = page_with_old_bytes(true);
+        local.next_run(&t, 0, usize::MAX);
+    }
 }

@@ -277,6 +277,18 @@ impl PageTable {
         unsafe { std::ptr::write_bytes(addr as *mut u8, 0, len) }
     }
 
+    /// Whether the bytes `[addr, addr + len)` of the heap are all zero:
+    /// what a run handed out uncleared from a page marked
+    /// [`PageDesc::zeroed`] must hold (checked in debug builds).
+    pub fn is_zero(&self, addr: usize, len: usize) -> bool {
+        self.check_range(addr, len, "reading");
+        // SAFETY: the range is inside the heap reservation (checked), which
+        // is mapped readable; the caller owns it (a run it is taking), so
+        // nobody writes it meanwhile.
+        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+        bytes.iter().all(|&b| b == 0)
+    }
+
     /// The word a small object freed explicitly holds at its start while it
     /// waits for reuse (in its mutator's list or its pool's forgotten
     /// frees): derived from its address and a per-heap random secret, odd
