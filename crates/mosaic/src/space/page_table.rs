@@ -280,7 +280,7 @@ impl PageTable {
     /// Whether the bytes `[addr, addr + len)` of the heap are all zero:
     /// what a run handed out uncleared from a page marked
     /// [`PageDesc::zeroed`] must hold (checked in debug builds).
-    pub fn is_zero(&self, addr: usize, len: usize) -> bool {
+    pub(crate) fn is_zero(&self, addr: usize, len: usize) -> bool {
         self.check_range(addr, len, "reading");
         // SAFETY: the range is inside the heap reservation (checked), which
         // is mapped readable; the caller owns it (a run it is taking), so
